@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86-64 part of Kprobes: the breakpoint is int3, the probed instruction
+ * runs from an executable copy followed by a second int3, or is emulated
+ * when it transfers control.
+ */
+#ifndef _ASM_X86_KPROBES_H
+#define _ASM_X86_KPROBES_H
+
+#include <asm-generic/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+#include <linux/types.h>
+#include <linux/ptrace.h>
+#include <linux/percpu.h>
+#include <asm/text-patching.h>
+#include <asm/insn.h>
+
+struct pt_regs;
+struct kprobe;
+struct kprobe_site;
+
+typedef u8 kprobe_opcode_t;
+
+#define BREAKPOINT_INSTRUCTION	0xcc
+
+/* Size of one executable slot: the longest instruction and what follows. */
+#define KPROBE_SLOT_SIZE	32
+
+/* How a probed instruction is carried out, decided at registration. */
+enum kprobe_insn_kind {
+	KPROBE_INSN_STEP,	/* run the copy, trap on the int3 behind it */
+	KPROBE_INSN_STEP_PUSHF,	/* as STEP, then mend IF in the pushed flags */
+	KPROBE_INSN_CALL,	/* call rel32: emulated */
+	KPROBE_INSN_JMP,	/* jmp rel8/rel32: emulated */
+	KPROBE_INSN_JCC,	/* jcc rel8/rel32: emulated */
+	KPROBE_INSN_LOOP,	/* loop/loope/loopne/jrcxz: emulated */
+	KPROBE_INSN_RET,	/* ret, ret imm16: emulated */
+	KPROBE_INSN_CALL_IND,	/* call *r/m: emulated */
+	KPROBE_INSN_JMP_IND,	/* jmp *r/m: emulated */
+};
+
+/* The arch's view of a probed instruction (struct kprobe_site.ainsn). */
+struct arch_specific_insn {
+	kprobe_opcode_t	*insn;		/* the executable copy, or NULL */
+	u8		len;		/* length of the original instruction */
+	u8		kind;		/* enum kprobe_insn_kind */
+	u8		cc;		/* condition code of a jcc / loop opcode */
+	u8		modrm, sib, rex; /* operand of an indirect call/jmp */
+	s32		rel;		/* displacement of a relative transfer */
+	s32		disp;		/* displacement of an indirect operand */
+	u8		disp_rip;	/* the indirect operand is RIP-relative */
+	u16		imm;		/* ret imm16 */
+};
+
+/* Nesting depth of out-of-line executions on one CPU (NMI inside #BP...). */
+#define KPROBE_MAX_NEST		4
+
+/* One out-of-line execution in flight on this CPU. */
+struct kprobe_step {
+	struct kprobe_site	*site;
+	unsigned long		saved_if;	/* the caller's IF bit */
+	bool			handlers;	/* run post_handlers at the end */
+};
+
+/* Per-CPU state of the breakpoint machinery. */
+struct kprobe_ctlblk {
+	unsigned long		kprobe_status;	/* KPROBE_HIT_* of the handler level */
+	unsigned int		depth;		/* entries used in steps[] */
+	struct kprobe_step	steps[KPROBE_MAX_NEST];
+};
+
+int kprobe_int3_handler(struct pt_regs *regs);
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+
+#endif /* CONFIG_KPROBES */
+#endif /* _ASM_X86_KPROBES_H */

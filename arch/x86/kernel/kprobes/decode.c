@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deciding whether and how an instruction can be probed, and preparing its
+ * out-of-line copy.
+ *
+ * The probed instruction is carried out in one of two ways:
+ *
+ * - Instructions that transfer control (relative call/jmp/jcc, loop, ret,
+ *   indirect call/jmp) are emulated on the registers in the int3 handler.
+ *   Executing them from a copy would leave the copy by their own target,
+ *   so nothing would regain control after them.
+ *
+ * - Everything else runs from a copy in an executable slot, followed by a
+ *   second int3.  We chose that trailing int3 over the single-step trap:
+ *   it needs no #DB handling and does not disturb a debugger's use of TF
+ *   or the debug registers, and the copy runs with IF cleared so that no
+ *   interrupt can come between the two traps.  A RIP-relative operand is
+ *   re-aimed at the original target; the slot lies within 2 GiB of all
+ *   kernel text, so the displacement always fits.
+ *
+ * Instructions that change IF or the privilege level, trap on purpose, or
+ * stop the CPU are refused: their copy could not run with IF cleared and
+ * come back to the trailing int3.
+ */
+#include <linux/jump_label.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/memory.h>
+#include <linux/static_call.h>
+#include <linux/uaccess.h>
+#include <asm/alternative.h>
+#include <asm/ibt.h>
+#include <asm/insn.h>
+#include <asm/text-patching.h>
+
+/**
+ * arch_adjust_kprobe_addr() - the address to probe for symbol + offset
+ * @addr: start of the function
+ * @offset: offset of the probe into it
+ * @on_func_entry: set when the probe is at the function's entry
+ *
+ * With IBT a function may begin with ENDBR64, which an indirect call must
+ * land on: a probe at offset 0 goes on the instruction after it instead.
+ *
+ * Return: the address to probe.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry)
+{
+	u32 first;
+	bool endbr = false;
+
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) &&
+	    !copy_from_kernel_nofault(&first, (void *)addr, sizeof(first)))
+		endbr = is_endbr(first);
+
+	*on_func_entry = !offset || (endbr && offset == ENDBR_INSN_SIZE);
+	if (endbr && !offset)
+		offset = ENDBR_INSN_SIZE;
+	return (kprobe_opcode_t *)(addr + offset);
+}
+
+/*
+ * Read the instruction bytes at @addr as the kernel was built: where one of
+ * our breakpoints stands, put back the byte it replaced.
+ */
+static int read_original_bytes(unsigned long addr, u8 *buf)
+{
+	struct kprobe_site *site;
+	unsigned int i;
+
+	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
+		return -EFAULT;
+	for (i = 0; i < MAX_INSN_SIZE; i++) {
+		if (buf[i] != INT3_INSN_OPCODE)
+			continue;
+		site = kprobe_site_lookup((kprobe_opcode_t *)addr + i);
+		if (site && site->armed)
+			buf[i] = site->opcode;
+	}
+	return 0;
+}
+
+static int decode_original(unsigned long addr, struct insn *insn, u8 *buf)
+{
+	int ret = read_original_bytes(addr, buf);
+
+	if (ret)
+		return ret;
+	if (insn_decode(insn, buf, MAX_INSN_SIZE, INSN_MODE_KERN) < 0)
+		return -EILSEQ;
+	return 0;
+}
+
+/*
+ * Decode @addr's function from its first byte up to @addr, so that a probe
+ * can only sit on an instruction boundary; decode the instruction at @addr
+ * into @insn, its bytes into @buf.
+ */
+static int decode_at_boundary(unsigned long addr, struct insn *insn, u8 *buf)
+{
+	unsigned long size, offset, cur;
+	int ret;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return -EINVAL;
+	for (cur = addr - offset; cur < addr; cur += insn->length) {
+		ret = decode_original(cur, insn, buf);
+		if (ret)
+			return ret;
+	}
+	if (cur != addr)
+		return -EILSEQ;
+	return decode_original(addr, insn, buf);
+}
+
+/* Is the instruction refused outright? */
+static bool insn_refused(struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	if (op == 0x0f) {
+		switch (insn->opcode.bytes[1]) {
+		case 0x05:	/* syscall */
+		case 0x07:	/* sysret */
+		case 0x0b:	/* ud2: BUG() and WARN() sites */
+		case 0x34:	/* sysenter */
+		case 0x35:	/* sysexit */
+		case 0xb9:	/* ud1 */
+		case 0xff:	/* ud0 */
+			return true;
+		}
+		return false;
+	}
+	switch (op) {
+	case 0x8e:		/* mov to a segment register */
+	case 0x9a:		/* far call */
+	case 0x9d:		/* popf: changes IF */
+	case 0xca: case 0xcb:	/* far ret */
+	case 0xcc:		/* int3: not ours to take over */
+	case 0xcd:		/* int n */
+	case 0xce:		/* into */
+	case 0xcf:		/* iret */
+	case 0xea:		/* far jmp */
+	case 0xf1:		/* int1 */
+	case 0xf4:		/* hlt: would never wake with IF cleared */
+	case 0xfa: case 0xfb:	/* cli, sti */
+		return true;
+	}
+	return false;
+}
+
+static bool has_addr_size_prefix(struct insn *insn)
+{
+	insn_byte_t p;
+	int i;
+
+	for_each_insn_prefix(insn, i, p)
+		if (p == 0x67)
+			return true;
+	return false;
+}
+
+/* Record how an indirect call/jmp finds its target. */
+static int classify_indirect(struct insn *insn, struct arch_specific_insn *ai)
+{
+	if (insn_is_rex2(insn) || has_addr_size_prefix(insn))
+		return -EINVAL;
+	ai->modrm = insn->modrm.bytes[0];
+	ai->sib = insn->sib.nbytes ? insn->sib.bytes[0] : 0;
+	ai->rex = insn->rex_prefix.nbytes ? insn->rex_prefix.bytes[0] : 0;
+	ai->disp = insn->displacement.value;
+	ai->disp_rip = insn_rip_relative(insn);
+	return 0;
+}
+
+/* Decide ai->kind and the emulation parameters. */
+static int classify(struct insn *insn, struct arch_specific_insn *ai)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	if (insn_refused(insn))
+		return -EINVAL;
+
+	ai->kind = KPROBE_INSN_STEP;
+	ai->rel = insn->immediate.value;
+	if (op == 0x0f) {
+		if ((insn->opcode.bytes[1] & 0xf0) == 0x80) {
+			ai->kind = KPROBE_INSN_JCC;
+			ai->cc = insn->opcode.bytes[1] & 0x0f;
+		}
+		return 0;
+	}
+	switch (op) {
+	case 0x70 ... 0x7f:
+		ai->kind = KPROBE_INSN_JCC;
+		ai->cc = op & 0x0f;
+		break;
+	case 0xe0 ... 0xe3:
+		if (has_addr_size_prefix(insn))
+			return -EINVAL;	/* would count in %ecx */
+		ai->kind = KPROBE_INSN_LOOP;
+		ai->cc = op & 0x03;
+		break;
+	case 0xe8:
+		ai->kind = KPROBE_INSN_CALL;
+		break;
+	case 0xe9: case 0xeb:
+		ai->kind = KPROBE_INSN_JMP;
+		break;
+	case 0xc2: case 0xc3:
+		ai->kind = KPROBE_INSN_RET;
+		ai->imm = op == 0xc2 ? insn->immediate.value : 0;
+		break;
+	case 0x9c:
+		ai->kind = KPROBE_INSN_STEP_PUSHF;
+		break;
+	case 0xff:
+		switch (X86_MODRM_REG(insn->modrm.bytes[0])) {
+		case 2:
+			ai->kind = KPROBE_INSN_CALL_IND;
+			return classify_indirect(insn, ai);
+		case 4:
+			ai->kind = KPROBE_INSN_JMP_IND;
+			return classify_indirect(insn, ai);
+		case 3: case 5:		/* far forms */
+			return -EINVAL;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* Is the instruction text that other patching owns? */
+static bool text_owned_elsewhere(kprobe_opcode_t *addr, unsigned int len)
+{
+	void *end = addr + len - 1;
+	bool ret;
+
+	jump_label_lock();
+	ret = jump_label_text_reserved(addr, end) ||
+	      static_call_text_reserved(addr, end);
+	jump_label_unlock();
+	if (ret)
+		return true;
+
+	mutex_lock(&text_mutex);
+	ret = alternatives_text_reserved(addr, end);
+	mutex_unlock(&text_mutex);
+	return ret;
+}
+
+/* Build the copy in @buf: the instruction re-aimed for @slot, then int3. */
+static int build_copy(struct kprobe_site *site, struct insn *insn, u8 *buf,
+		      kprobe_opcode_t *slot)
+{
+	unsigned int len = insn->length;
+
+	if (insn_rip_relative(insn)) {
+		s64 disp = (s64)insn->displacement.value +
+			   ((long)site->addr - (long)slot);
+		s32 disp32 = disp;
+
+		if (disp32 != disp)
+			return -ERANGE;
+		memcpy(buf + insn_offset_displacement(insn), &disp32,
+		       sizeof(disp32));
+	}
+	buf[len] = INT3_INSN_OPCODE;
+	return 0;
+}
+
+/**
+ * arch_prepare_kprobe_site() - check and prepare the instruction at a site
+ * @site: a new site; ->addr set
+ *
+ * Context: kprobe_mutex held.
+ * Return: 0; -EILSEQ when ->addr is not on an instruction boundary or does
+ * not decode; -EINVAL when the instruction is refused or its text belongs
+ * to other patching; -ENOMEM when no slot is left.
+ */
+int arch_prepare_kprobe_site(struct kprobe_site *site)
+{
+	struct arch_specific_insn *ai = &site->ainsn;
+	u8 buf[KPROBE_SLOT_SIZE];
+	kprobe_opcode_t *slot;
+	struct insn insn;
+	int ret;
+
+	ret = decode_at_boundary((unsigned long)site->addr, &insn, buf);
+	if (ret)
+		return ret;
+	ret = classify(&insn, ai);
+	if (ret)
+		return ret;
+	if (text_owned_elsewhere(site->addr, insn.length) ||
+	    find_bug((unsigned long)site->addr))
+		return -EINVAL;
+
+	ai->len = insn.length;
+	site->opcode = buf[0];
+	if (ai->kind != KPROBE_INSN_STEP && ai->kind != KPROBE_INSN_STEP_PUSHF)
+		return 0;	/* emulated: no copy */
+
+	slot = kprobe_slot_alloc();
+	if (!slot)
+		return -ENOMEM;
+	ret = build_copy(site, &insn, buf, slot);
+	if (ret) {
+		kprobe_slot_free(slot);
+		return ret;
+	}
+	text_poke_copy(slot, buf, insn.length + INT3_INSN_SIZE);
+	ai->insn = slot;
+	return 0;
+}
+
+/**
+ * arch_remove_kprobe_site() - release what arch_prepare_kprobe_site() took
+ * @site: a site no CPU can reach any more (a grace period has passed)
+ */
+void arch_remove_kprobe_site(struct kprobe_site *site)
+{
+	if (site->ainsn.insn)
+		kprobe_slot_free(site->ainsn.insn);
+	site->ainsn.insn = NULL;
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The breakpoint path: what happens when a CPU reaches a probe.
+ *
+ * do_int3() calls kprobe_int3_handler() in NMI-like context: interrupts
+ * off, not preemptible, RCU watching.  For the first int3 (the probe
+ * itself) we run the pre_handlers, then either emulate the instruction or
+ * send the CPU to the copy with IF cleared.  The int3 behind the copy brings
+ * us back here; we restore IF, put the CPU after the original instruction,
+ * and run the post_handlers.
+ *
+ * A CPU can reach a probe while it is already inside this machinery: from a
+ * handler, or from an NMI or exception that interrupts the copy.  Such a hit
+ * runs no handler and is counted in nmissed, but its instruction must still
+ * be carried out, so every CPU keeps a small stack of copies in flight
+ * (struct kprobe_ctlblk.steps).  The nested copy ends before the outer one
+ * resumes, so the int3 behind a copy always belongs to the top entry.
+ *
+ * Everything here is in .kprobes.text and therefore never probed.
+ */
+#include <linux/kprobes.h>
+#include <linux/uaccess.h>
+#include <asm/text-patching.h>
+#include <asm/traps.h>
+
+/* pt_regs offsets of the general registers in ModRM/SIB numbering. */
+static const u8 gpr_offset[16] = {
+	offsetof(struct pt_regs, ax) / 8, offsetof(struct pt_regs, cx) / 8,
+	offsetof(struct pt_regs, dx) / 8, offsetof(struct pt_regs, bx) / 8,
+	offsetof(struct pt_regs, sp) / 8, offsetof(struct pt_regs, bp) / 8,
+	offsetof(struct pt_regs, si) / 8, offsetof(struct pt_regs, di) / 8,
+	offsetof(struct pt_regs, r8) / 8, offsetof(struct pt_regs, r9) / 8,
+	offsetof(struct pt_regs, r10) / 8, offsetof(struct pt_regs, r11) / 8,
+	offsetof(struct pt_regs, r12) / 8, offsetof(struct pt_regs, r13) / 8,
+	offsetof(struct pt_regs, r14) / 8, offsetof(struct pt_regs, r15) / 8,
+};
+
+static unsigned long __kprobes gpr(struct pt_regs *regs, unsigned int n)
+{
+	return ((unsigned long *)regs)[gpr_offset[n]];
+}
+
+/* The effective address of the memory operand of ff /2 or ff /4. */
+static unsigned long __kprobes
+indirect_operand_addr(struct kprobe_site *site, struct pt_regs *regs)
+{
+	const struct arch_specific_insn *ai = &site->ainsn;
+	unsigned int mod = X86_MODRM_MOD(ai->modrm);
+	unsigned int rm = X86_MODRM_RM(ai->modrm);
+	unsigned long ea = (long)ai->disp;
+	unsigned int base, index;
+
+	if (ai->disp_rip)
+		return (unsigned long)site->addr + ai->len + ea;
+	if (rm != 4)
+		return ea + gpr(regs, rm | (X86_REX_B(ai->rex) << 3));
+
+	base = X86_SIB_BASE(ai->sib);
+	index = X86_SIB_INDEX(ai->sib) | (X86_REX_X(ai->rex) << 2);
+	if (index != 4)
+		ea += gpr(regs, index) << X86_SIB_SCALE(ai->sib);
+	if (!(base == 5 && mod == 0))
+		ea += gpr(regs, base | (X86_REX_B(ai->rex) << 3));
+	return ea;
+}
+
+/* Where an indirect call/jmp goes; false when its operand is unreadable. */
+static bool __kprobes indirect_target(struct kprobe_site *site,
+				      struct pt_regs *regs, unsigned long *to)
+{
+	const struct arch_specific_insn *ai = &site->ainsn;
+
+	if (X86_MODRM_MOD(ai->modrm) == 3) {
+		*to = gpr(regs, X86_MODRM_RM(ai->modrm) |
+			  (X86_REX_B(ai->rex) << 3));
+		return true;
+	}
+	return !copy_from_kernel_nofault(to,
+			(void *)indirect_operand_addr(site, regs), sizeof(*to));
+}
+
+/* Carry out a control transfer on @regs; false if it cannot be done. */
+static bool __kprobes emulate(struct kprobe_site *site, struct pt_regs *regs)
+{
+	const struct arch_specific_insn *ai = &site->ainsn;
+	unsigned long next = (unsigned long)site->addr + ai->len;
+	unsigned long to;
+	bool taken;
+
+	switch (ai->kind) {
+	case KPROBE_INSN_CALL:
+		int3_emulate_push(regs, next);
+		int3_emulate_jmp(regs, next + ai->rel);
+		break;
+	case KPROBE_INSN_JMP:
+		int3_emulate_jmp(regs, next + ai->rel);
+		break;
+	case KPROBE_INSN_JCC:
+		int3_emulate_jcc(regs, ai->cc, next, ai->rel);
+		break;
+	case KPROBE_INSN_LOOP:
+		if (ai->cc == 3) {		/* jrcxz */
+			taken = !regs->cx;
+		} else {
+			taken = --regs->cx != 0;
+			if (ai->cc == 0)	/* loopne */
+				taken = taken && !(regs->flags & X86_EFLAGS_ZF);
+			else if (ai->cc == 1)	/* loope */
+				taken = taken && (regs->flags & X86_EFLAGS_ZF);
+		}
+		int3_emulate_jmp(regs, taken ? next + ai->rel : next);
+		break;
+	case KPROBE_INSN_RET:
+		int3_emulate_ret(regs);
+		regs->sp += ai->imm;
+		break;
+	case KPROBE_INSN_CALL_IND:
+		if (!indirect_target(site, regs, &to))
+			return false;
+		int3_emulate_push(regs, next);
+		int3_emulate_jmp(regs, to);
+		break;
+	case KPROBE_INSN_JMP_IND:
+		if (!indirect_target(site, regs, &to))
+			return false;
+		int3_emulate_jmp(regs, to);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+static bool __kprobes emulated(struct kprobe_site *site)
+{
+	return !site->ainsn.insn;
+}
+
+/*
+ * Carry out the probed instruction: emulate it now, or send the CPU to the
+ * copy.  @handlers: this is the handler level, post_handlers are due.
+ */
+static int __kprobes carry_out(struct kprobe_ctlblk *kcb,
+			       struct kprobe_site *site, struct pt_regs *regs,
+			       bool handlers)
+{
+	struct kprobe_step *step;
+
+	if (emulated(site)) {
+		if (!emulate(site, regs)) {
+			/* Only an unreadable call/jmp operand gets here. */
+			pr_emerg("kprobes: cannot emulate at %pS\n", site->addr);
+			BUG();
+		}
+		if (handlers)
+			kprobe_site_post_handlers(site, regs);
+		return 1;
+	}
+
+	if (WARN_ON_ONCE(kcb->depth == KPROBE_MAX_NEST)) {
+		/* Unreachable in practice: NMI inside #MC inside #BP... */
+		pr_emerg("kprobes: nesting too deep at %pS\n", site->addr);
+		BUG();
+	}
+	step = &kcb->steps[kcb->depth++];
+	step->site = site;
+	step->saved_if = regs->flags & X86_EFLAGS_IF;
+	step->handlers = handlers;
+	if (handlers)
+		kcb->kprobe_status = KPROBE_HIT_SS;
+
+	/* No interrupt may come between here and the int3 behind the copy. */
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)site->ainsn.insn;
+	return 1;
+}
+
+/* The int3 behind the copy of the top step was reached. */
+static int __kprobes finish_step(struct kprobe_ctlblk *kcb,
+				 struct pt_regs *regs)
+{
+	struct kprobe_step *step = &kcb->steps[--kcb->depth];
+	struct kprobe_site *site = step->site;
+
+	regs->ip = (unsigned long)site->addr + site->ainsn.len;
+	regs->flags |= step->saved_if;
+	/* pushf ran with IF cleared: the pushed image must show the real one. */
+	if (site->ainsn.kind == KPROBE_INSN_STEP_PUSHF)
+		*(unsigned long *)regs->sp |= step->saved_if;
+	if (step->handlers)
+		kprobe_site_post_handlers(site, regs);
+	return 1;
+}
+
+static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
+					 kprobe_opcode_t *addr)
+{
+	struct kprobe_site *site;
+
+	if (!kcb->depth)
+		return false;
+	site = kcb->steps[kcb->depth - 1].site;
+	return addr == site->ainsn.insn + site->ainsn.len;
+}
+
+/**
+ * kprobe_int3_handler() - the breakpoint hook of do_int3()
+ * @regs: registers at the trap; regs->ip is just past the int3
+ *
+ * Return: 1 when the trap was ours and is dealt with, 0 otherwise.
+ */
+int __kprobes kprobe_int3_handler(struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb;
+	struct kprobe_site *site;
+	kprobe_opcode_t *addr;
+
+	if (user_mode(regs))
+		return 0;
+
+	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
+	kcb = get_kprobe_ctlblk();
+	if (at_end_of_top_step(kcb, addr))
+		return finish_step(kcb, regs);
+
+	site = kprobe_site_lookup(addr);
+	if (!site) {
+		/*
+		 * The probe went away after this CPU fetched the int3: if the
+		 * original byte is back, run it.  Otherwise the int3 is not ours.
+		 */
+		if (*addr != INT3_INSN_OPCODE) {
+			regs->ip = (unsigned long)addr;
+			return 1;
+		}
+		return 0;
+	}
+
+	if (kcb->depth || kprobe_running()) {
+		kprobe_site_missed(site);
+		return carry_out(kcb, site, regs, false);
+	}
+
+	if (kprobe_site_pre_handlers(site, regs))
+		return 1;	/* a handler sent the CPU elsewhere */
+	return carry_out(kcb, site, regs, true);
+}
+
+/* Undo the top step after its copy faulted; the fault goes on from @addr. */
+static void __kprobes abandon_step(struct kprobe_ctlblk *kcb,
+				   struct pt_regs *regs)
+{
+	struct kprobe_step *step = &kcb->steps[--kcb->depth];
+
+	regs->flags |= step->saved_if;
+	if (step->handlers)
+		reset_current_kprobe();
+}
+
+/**
+ * kprobe_fault_handler() - the fault hook of the #PF and #GP paths
+ * @regs: registers at the fault
+ * @trapnr: the trap number
+ *
+ * Called when kprobe_running() on this CPU.  A fault in a handler goes to
+ * that probe's fault_handler.  A fault in a copy goes to the site's
+ * fault_handlers; if none claims it, the CPU is put back on the original
+ * instruction, so that the kernel's own fixups (exception tables) find it
+ * there, and the normal fault handling proceeds.
+ *
+ * Return: 1 when a fault_handler claimed the fault.
+ */
+int __kprobes kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+
+	if (kcb->depth) {
+		struct kprobe_step *step = &kcb->steps[kcb->depth - 1];
+		struct kprobe_site *site = step->site;
+		unsigned long slot = (unsigned long)site->ainsn.insn;
+
+		if (regs->ip - slot < site->ainsn.len) {
+			if (step->handlers &&
+			    kprobe_site_fault_handlers(site, regs, trapnr)) {
+				abandon_step(kcb, regs);
+				return 1;
+			}
+			abandon_step(kcb, regs);
+			regs->ip = (unsigned long)site->addr;
+			return 0;
+		}
+	}
+
+	if (cur && (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE))) {
+		if (cur->fault_handler && cur->fault_handler(cur, regs, trapnr))
+			return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of Kprobes on x86-64: registration and its refusals, handler
+ * calls and what they see, out-of-line execution of each kind of probed
+ * instruction, reentrancy, faults, and removal.
+ *
+ * The probed functions are in kprobes_kunit_targets.S, so that each probe
+ * sits on exactly the instruction kind a case is about.
+ */
+#include <kunit/test.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/vmalloc.h>
+#include <asm/trapnr.h>
+
+/* The targets; see kprobes_kunit_targets.S. */
+long kpt_data;
+long kpt_args(long a, long b, long c);
+long kpt_post(void);
+long kpt_rip_load(void);
+long kpt_helper(void);
+long kpt_rel_call(void);
+long kpt_rel_jmp(long x);
+long kpt_jcc(long x);
+long kpt_jcc32(long x);
+long kpt_ret(void);
+long kpt_push_pop(long x);
+long kpt_call_reg(long (*fn)(void));
+long kpt_call_mem(long (**fnp)(void));
+unsigned long kpt_pushf(void);
+long kpt_fault_load(long *p);
+
+/* Indices into kpt_points[], in the order of the .S file. */
+enum {
+	KPT_POST, KPT_POST_NEXT, KPT_RIP, KPT_CALL, KPT_JMP, KPT_JCC,
+	KPT_JCC32, KPT_RET, KPT_PUSH, KPT_LEA, KPT_POP, KPT_CALLR, KPT_CALLM,
+	KPT_PUSHF, KPT_LOAD, KPT_LOAD_DONE,
+};
+extern const struct {
+	unsigned long fn, offset;
+} kpt_points[];
+
+#define ADDR(i)		(kpt_points[i].fn + kpt_points[i].offset)
+#define POINT(i)	((kprobe_opcode_t *)ADDR(i))
+
+/* What the handlers saw; reset by the suite's init. */
+static struct {
+	int pre, post, fault;
+	unsigned long pre_ip, post_ip, post_ax;
+	unsigned long args[3];
+	int fault_trap;
+	bool claim_fault;
+} seen;
+
+static int count_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	seen.pre++;
+	seen.pre_ip = regs->ip;
+	seen.args[0] = regs->di;
+	seen.args[1] = regs->si;
+	seen.args[2] = regs->dx;
+	return 0;
+}
+
+static void count_post(struct kprobe *p, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	seen.post++;
+	seen.post_ip = regs->ip;
+	seen.post_ax = regs->ax;
+}
+
+static int count_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	seen.fault++;
+	seen.fault_trap = trapnr;
+	if (!seen.claim_fault)
+		return 0;
+	/* Claim it: resume after the load with a value of our own. */
+	regs->ax = 99;
+	regs->ip = ADDR(KPT_LOAD_DONE);
+	return 1;
+}
+
+static int kprobes_kunit_init(struct kunit *test)
+{
+	memset(&seen, 0, sizeof(seen));
+	kpt_data = 0x5eed;
+	return 0;
+}
+
+/* A probe of ours with the counting handlers at @addr. */
+static void kp_at(struct kprobe *kp, kprobe_opcode_t *addr)
+{
+	memset(kp, 0, sizeof(*kp));
+	kp->addr = addr;
+	kp->pre_handler = count_pre;
+	kp->post_handler = count_post;
+	kp->fault_handler = count_fault;
+}
+
+static void fires_once_with_ip(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpt_args",
+		.pre_handler = count_pre,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_args(1, 2, 3), 6);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	/* regs->ip in a pre_handler: just past the breakpoint. */
+	KUNIT_EXPECT_EQ(test, seen.pre_ip, (unsigned long)kp.addr + 1);
+	KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(kp.addr), &kp);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0UL);
+}
+
+static void pre_handler_sees_arguments(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpt_args",
+		.pre_handler = count_pre,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_args(0x11, 0x2200, 0x330000), 0x332211);
+	KUNIT_EXPECT_EQ(test, seen.args[0], 0x11UL);
+	KUNIT_EXPECT_EQ(test, seen.args[1], 0x2200UL);
+	KUNIT_EXPECT_EQ(test, seen.args[2], 0x330000UL);
+	unregister_kprobe(&kp);
+}
+
+static void post_handler_sees_after_state(struct kunit *test)
+{
+	struct kprobe kp;
+
+	kp_at(&kp, POINT(KPT_POST));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_post(), 0x1234L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	KUNIT_EXPECT_EQ(test, seen.post_ax & 0xffffffff, 0x1234UL);
+	KUNIT_EXPECT_EQ(test, seen.post_ip, ADDR(KPT_POST_NEXT));
+	unregister_kprobe(&kp);
+}
+
+/* One instruction class: probe @point, run @call, expect @want. */
+#define CHECK_CLASS(test, point, call, want) do {			\
+	struct kprobe __kp;						\
+									\
+	memset(&seen, 0, sizeof(seen));					\
+	kp_at(&__kp, POINT(point));					\
+	KUNIT_ASSERT_EQ(test, register_kprobe(&__kp), 0);		\
+	KUNIT_EXPECT_EQ_MSG(test, (long)(call), (long)(want), #call);	\
+	KUNIT_EXPECT_EQ_MSG(test, seen.pre, 1, #call);			\
+	KUNIT_EXPECT_EQ_MSG(test, seen.post, 1, #call);			\
+	unregister_kprobe(&__kp);					\
+	KUNIT_EXPECT_EQ_MSG(test, (long)(call), (long)(want), #call);	\
+} while (0)
+
+static void rip_relative_load(struct kunit *test)
+{
+	CHECK_CLASS(test, KPT_RIP, kpt_rip_load(), 0x5eed);
+}
+
+static void relative_call(struct kunit *test)
+{
+	CHECK_CLASS(test, KPT_CALL, kpt_rel_call(), 42);
+}
+
+static void relative_jmp(struct kunit *test)
+{
+	CHECK_CLASS(test, KPT_JMP, kpt_rel_jmp(1), 7);
+}
+
+static void jcc_taken_and_not(struct kunit *test)
+{
+	CHECK_CLASS(test, KPT_JCC, kpt_jcc(0), 2);
+	CHECK_CLASS(test, KPT_JCC, kpt_jcc(1), 1);
+	CHECK_CLASS(test, KPT_JCC32, kpt_jcc32(0), 2);
+	CHECK_CLASS(test, KPT_JCC32, kpt_jcc32(1), 1);
+}
+
+static void ret_insn(struct kunit *test)
+{
+	CHECK_CLASS(test, KPT_RET, kpt_ret(), 5);
+}
+
+static void push_and_pop(struct kunit *test)
+{
+	CHECK_CLASS(test, KPT_PUSH, kpt_push_pop(10), 13);
+	CHECK_CLASS(test, KPT_POP, kpt_push_pop(20), 23);
+}
+
+static void indirect_calls(struct kunit *test)
+{
+	long (*fn)(void) = kpt_helper;
+
+	CHECK_CLASS(test, KPT_CALLR, kpt_call_reg(kpt_helper), 42);
+	CHECK_CLASS(test, KPT_CALLM, kpt_call_mem(&fn), 42);
+}
+
+static void pushf_shows_real_if(struct kunit *test)
+{
+	unsigned long expect = kpt_pushf() & X86_EFLAGS_IF;
+	struct kprobe kp;
+
+	KUNIT_ASSERT_NE(test, expect, 0UL);	/* the suite runs with IRQs on */
+	kp_at(&kp, POINT(KPT_PUSHF));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_pushf() & X86_EFLAGS_IF, expect);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	unregister_kprobe(&kp);
+}
+
+static void symbol_plus_offset(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpt_push_pop",
+		.offset = kpt_points[KPT_LEA].offset,
+		.pre_handler = count_pre,
+		.post_handler = count_post,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kp.addr, POINT(KPT_LEA));
+	KUNIT_EXPECT_FALSE(test, kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	KUNIT_EXPECT_EQ(test, kpt_push_pop(1), 4L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	/* The lea has run when the post_handler sees the registers. */
+	KUNIT_EXPECT_EQ(test, seen.post_ax, 4UL);
+	unregister_kprobe(&kp);
+}
+
+static struct kprobe recursing_kp;
+
+static int recursing_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	seen.pre++;
+	/* Hits the probe again from inside its handler: a miss. */
+	seen.args[0] = kpt_args(1, 1, 1);
+	return 0;
+}
+
+static void recursion_counts_missed(struct kunit *test)
+{
+	recursing_kp = (struct kprobe){
+		.symbol_name = "kpt_args",
+		.pre_handler = recursing_pre,
+	};
+	KUNIT_ASSERT_EQ(test, register_kprobe(&recursing_kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_args(1, 2, 3), 6L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_EQ(test, seen.args[0], 3UL);
+	KUNIT_EXPECT_EQ(test, recursing_kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, kpt_args(1, 2, 3), 6L);
+	KUNIT_EXPECT_EQ(test, recursing_kp.nmissed, 2UL);
+	unregister_kprobe(&recursing_kp);
+}
+
+static void two_probes_one_address(struct kunit *test)
+{
+	struct kprobe a, b;
+
+	kp_at(&a, POINT(KPT_RIP));
+	kp_at(&b, POINT(KPT_RIP));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rip_load(), 0x5eedL);
+	KUNIT_EXPECT_EQ(test, seen.pre, 2);
+	KUNIT_EXPECT_EQ(test, seen.post, 2);
+	unregister_kprobe(&a);
+	KUNIT_EXPECT_EQ(test, kpt_rip_load(), 0x5eedL);
+	KUNIT_EXPECT_EQ(test, seen.pre, 3);
+	KUNIT_EXPECT_EQ(test, seen.post, 3);
+	unregister_kprobe(&b);
+}
+
+static noinline int kpt_nokprobe(int x)
+{
+	return x + 1;
+}
+NOKPROBE_SYMBOL(kpt_nokprobe);
+
+/* @kp must be refused with @err, leaving nothing registered. */
+static void expect_refused(struct kunit *test, struct kprobe *kp, int err,
+			   kprobe_opcode_t *where)
+{
+	void *addr_before = kp->addr;
+
+	KUNIT_EXPECT_EQ_MSG(test, register_kprobe(kp), err, "%s%s%px",
+			    kp->symbol_name ?: "", kp->symbol_name ? " " : "",
+			    kp->addr);
+	KUNIT_EXPECT_PTR_EQ(test, kp->addr, addr_before);
+	if (where)
+		KUNIT_EXPECT_NULL(test, get_kprobe(where));
+}
+
+static void refusals(struct kunit *test)
+{
+	struct kprobe kp = {};
+
+	/* Neither, and both, of addr and symbol_name. */
+	expect_refused(test, &kp, -EINVAL, NULL);
+	kp.addr = POINT(KPT_RIP);
+	kp.symbol_name = "kpt_rip_load";
+	expect_refused(test, &kp, -EINVAL, POINT(KPT_RIP));
+
+	kp = (struct kprobe){ .symbol_name = "kpt_no_such_function" };
+	expect_refused(test, &kp, -ENOENT, NULL);
+
+	/* Inside the 5-byte mov of kpt_post. */
+	kp = (struct kprobe){ .addr = POINT(KPT_POST) + 1 };
+	expect_refused(test, &kp, -EILSEQ, POINT(KPT_POST) + 1);
+
+	/* Data is no text. */
+	kp = (struct kprobe){ .addr = (kprobe_opcode_t *)&kpt_data };
+	expect_refused(test, &kp, -EINVAL, (kprobe_opcode_t *)&kpt_data);
+
+	/* The blacklist: NOKPROBE_SYMBOL, .kprobes.text, noinstr, entry. */
+	kp = (struct kprobe){ .addr = (kprobe_opcode_t *)kpt_nokprobe };
+	expect_refused(test, &kp, -EINVAL, NULL);
+	kp = (struct kprobe){ .symbol_name = "kprobe_int3_handler" };
+	expect_refused(test, &kp, -EINVAL, NULL);
+	kp = (struct kprobe){ .symbol_name = "exc_int3" };
+	expect_refused(test, &kp, -EINVAL, NULL);
+	kp = (struct kprobe){ .symbol_name = "entry_SYSCALL_64" };
+	expect_refused(test, &kp, -EINVAL, NULL);
+	KUNIT_EXPECT_EQ(test, kpt_nokprobe(1), 2);
+}
+
+static void registered_twice(struct kunit *test)
+{
+	struct kprobe kp;
+
+	kp_at(&kp, POINT(KPT_RIP));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_rip_load(), 0x5eedL);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_NULL(test, get_kprobe(POINT(KPT_RIP)));
+}
+
+static void no_hits_after_unregister(struct kunit *test)
+{
+	struct kprobe kp;
+
+	kp_at(&kp, POINT(KPT_CALL));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rel_call(), 42L);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_rel_call(), 42L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_NULL(test, get_kprobe(POINT(KPT_CALL)));
+	/* The original byte is back. */
+	KUNIT_EXPECT_EQ(test, *POINT(KPT_CALL), 0xe8);
+}
+
+static void disabled_leaves_text(struct kunit *test)
+{
+	struct kprobe kp;
+	u8 orig = *POINT(KPT_RIP);
+
+	kp_at(&kp, POINT(KPT_RIP));
+	kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, *POINT(KPT_RIP), orig);
+	KUNIT_EXPECT_EQ(test, kpt_rip_load(), 0x5eedL);
+	KUNIT_EXPECT_EQ(test, seen.pre, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, *POINT(KPT_RIP), 0xcc);
+	KUNIT_EXPECT_EQ(test, kpt_rip_load(), 0x5eedL);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+}
+
+static void fault_in_copy(struct kunit *test)
+{
+	struct kprobe kp;
+	long good = 77;
+	char *area;
+	long *hole;
+
+	/* The guard page behind a vmalloc area is never mapped. */
+	area = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	hole = (long *)(area + PAGE_SIZE);
+
+	kp_at(&kp, POINT(KPT_LOAD));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_fault_load(&good), 77L);
+	KUNIT_EXPECT_EQ(test, seen.fault, 0);
+
+	/* Not claimed: the kernel's exception table fixes the original. */
+	KUNIT_EXPECT_EQ(test, kpt_fault_load(hole), -1L);
+	KUNIT_EXPECT_EQ(test, seen.fault, 1);
+	KUNIT_EXPECT_EQ(test, seen.fault_trap, X86_TRAP_PF);
+
+	/* A non-canonical address: #GP, the same way. */
+	KUNIT_EXPECT_EQ(test, kpt_fault_load((long *)0xdead000000000000UL), -1L);
+	KUNIT_EXPECT_EQ(test, seen.fault, 2);
+	KUNIT_EXPECT_EQ(test, seen.fault_trap, X86_TRAP_GP);
+
+	/* Claimed: the fault_handler's fixup wins. */
+	seen.claim_fault = true;
+	KUNIT_EXPECT_EQ(test, kpt_fault_load(hole), 99L);
+	KUNIT_EXPECT_EQ(test, seen.fault, 3);
+	unregister_kprobe(&kp);
+	vfree(area);
+}
+
+static struct kunit_case kprobes_core_cases[] = {
+	KUNIT_CASE(fires_once_with_ip),
+	KUNIT_CASE(pre_handler_sees_arguments),
+	KUNIT_CASE(post_handler_sees_after_state),
+	KUNIT_CASE(rip_relative_load),
+	KUNIT_CASE(relative_call),
+	KUNIT_CASE(relative_jmp),
+	KUNIT_CASE(jcc_taken_and_not),
+	KUNIT_CASE(ret_insn),
+	KUNIT_CASE(push_and_pop),
+	KUNIT_CASE(indirect_calls),
+	KUNIT_CASE(pushf_shows_real_if),
+	KUNIT_CASE(symbol_plus_offset),
+	KUNIT_CASE(recursion_counts_missed),
+	KUNIT_CASE(two_probes_one_address),
+	KUNIT_CASE(refusals),
+	KUNIT_CASE(registered_twice),
+	KUNIT_CASE(no_hits_after_unregister),
+	KUNIT_CASE(disabled_leaves_text),
+	KUNIT_CASE(fault_in_copy),
+	{}
+};
+
+static struct kunit_suite kprobes_core_suite = {
+	.name = "kprobes_core",
+	.init = kprobes_kunit_init,
+	.test_cases = kprobes_core_cases,
+};
+kunit_test_suite(kprobes_core_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the Kprobes core");
+MODULE_LICENSE("GPL");

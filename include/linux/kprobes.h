@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kprobes: dynamic breakpoints anywhere in kernel text.
+ *
+ * A kprobe names an instruction by address, or by symbol name plus offset.
+ * When the instruction is reached, the probe's pre_handler runs, then the
+ * instruction itself (out of line, from a copy), then the post_handler.
+ * See Documentation/trace/kprobes.rst for the whole interface.
+ */
+#ifndef _LINUX_KPROBES_H
+#define _LINUX_KPROBES_H
+
+#include <linux/compiler.h>
+#include <linux/linkage.h>
+#include <linux/list.h>
+#include <linux/notifier.h>
+#include <linux/smp.h>
+#include <linux/bug.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/rcupdate.h>
+#include <linux/mutex.h>
+#include <linux/ftrace.h>
+#include <linux/objpool.h>
+#include <linux/rethook.h>
+#include <asm/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+/* What the CPU's Kprobes machinery is doing, see kprobe_ctlblk. */
+#define KPROBE_HIT_ACTIVE	0x00000001	/* running pre_handlers */
+#define KPROBE_HIT_SS		0x00000002	/* executing the copy */
+#define KPROBE_REENTER		0x00000004	/* a nested hit, no handlers */
+#define KPROBE_HIT_SSDONE	0x00000008	/* running post_handlers */
+#else
+typedef int kprobe_opcode_t;
+struct arch_specific_insn {
+	int dummy;
+};
+#endif
+
+struct kprobe;
+struct pt_regs;
+struct kretprobe;
+struct kretprobe_instance;
+
+typedef int (*kprobe_pre_handler_t)(struct kprobe *, struct pt_regs *);
+typedef void (*kprobe_post_handler_t)(struct kprobe *, struct pt_regs *,
+				      unsigned long flags);
+typedef int (*kprobe_fault_handler_t)(struct kprobe *, struct pt_regs *,
+				      int trapnr);
+typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
+				   struct pt_regs *);
+
+struct kprobe {
+	/* Unused by this implementation; kept for source compatibility. */
+	struct hlist_node hlist;
+
+	/* Membership in the probe site's list of probes (RCU). */
+	struct list_head list;
+
+	/* Hits that found the CPU already inside Kprobes: handlers skipped. */
+	unsigned long nmissed;
+
+	/* Where the probe sits; filled in by registration when NULL. */
+	kprobe_opcode_t *addr;
+
+	/* Alternatively: a symbol name, and an offset into it. */
+	const char *symbol_name;
+	unsigned int offset;
+
+	/* Called before the probed instruction runs; non-zero: regs->ip changed. */
+	kprobe_pre_handler_t pre_handler;
+
+	/* Called after the probed instruction ran. */
+	kprobe_post_handler_t post_handler;
+
+	/*
+	 * Called when a handler or the probed instruction faults; returning
+	 * non-zero claims the fault (the handler has then fixed regs).
+	 */
+	kprobe_fault_handler_t fault_handler;
+
+	/* The original first byte of the probed instruction. */
+	kprobe_opcode_t opcode;
+
+	/* Unused by this implementation: the copy belongs to the site. */
+	struct arch_specific_insn ainsn;
+
+	/* KPROBE_FLAG_*; only KPROBE_FLAG_DISABLED is the caller's to set. */
+	u32 flags;
+};
+
+#define KPROBE_FLAG_GONE		1	/* the probed code is gone */
+#define KPROBE_FLAG_DISABLED		2	/* registered, handlers not run */
+#define KPROBE_FLAG_OPTIMIZED		4	/* reached through a jump */
+#define KPROBE_FLAG_FTRACE		8	/* reached through ftrace */
+#define KPROBE_FLAG_ON_FUNC_ENTRY	16	/* at a function's entry */
+
+static inline bool kprobe_gone(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_GONE;
+}
+
+static inline bool kprobe_disabled(struct kprobe *p)
+{
+	return p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
+}
+
+static inline bool kprobe_optimized(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_OPTIMIZED;
+}
+
+static inline bool kprobe_ftrace(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_FTRACE;
+}
+
+/* One entry of the blacklist: a range of text that is never probed. */
+struct kprobe_blacklist_entry {
+	struct list_head list;
+	unsigned long start_addr;
+	unsigned long end_addr;
+};
+
+#ifdef CONFIG_KPROBES
+
+/*
+ * A probe site: everything about one probed address.  All the probes
+ * registered there hang off ->probes; the arch part holds the copy of the
+ * instruction.  Sites live in a hash table keyed by address and are found
+ * from the breakpoint handler under RCU (the trap runs with interrupts off,
+ * which is an RCU read-side critical section).
+ */
+struct kprobe_site {
+	struct hlist_node	node;		/* in the address hash */
+	kprobe_opcode_t		*addr;
+	struct list_head	probes;		/* struct kprobe.list, RCU */
+	struct arch_specific_insn ainsn;
+	kprobe_opcode_t		opcode;		/* original first byte */
+	bool			armed;		/* int3 written to the text */
+	bool			gone;		/* the text itself is gone */
+	struct list_head	all;		/* kprobe_sites, kprobe_mutex */
+};
+
+DECLARE_PER_CPU(struct kprobe *, current_kprobe);
+
+static inline struct kprobe *kprobe_running(void)
+{
+	return __this_cpu_read(current_kprobe);
+}
+
+static inline void reset_current_kprobe(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+}
+
+DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
+{
+	return this_cpu_ptr(&kprobe_ctlblk);
+}
+
+void kprobe_busy_begin(void);
+void kprobe_busy_end(void);
+
+struct kprobe *get_kprobe(void *addr);
+kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
+
+int register_kprobe(struct kprobe *p);
+void unregister_kprobe(struct kprobe *p);
+int register_kprobes(struct kprobe **kps, int num);
+void unregister_kprobes(struct kprobe **kps, int num);
+int disable_kprobe(struct kprobe *kp);
+int enable_kprobe(struct kprobe *kp);
+void dump_kprobe(struct kprobe *kp);
+
+extern unsigned long __start_kprobe_blacklist[];
+extern unsigned long __stop_kprobe_blacklist[];
+
+bool within_kprobe_blacklist(unsigned long addr);
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset);
+
+void kprobe_free_init_mem(void);
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
+		       char *sym);
+bool is_kprobe_insn_slot(unsigned long addr);
+
+/* Return probes come with their own trampoline; not in this build yet. */
+#define kprobe_flush_task(tk)	do {} while (0)
+
+static inline bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
+
+static inline void wait_for_kprobe_optimizer(void) { }
+
+/*
+ * The interface between the generic core (kernel/kprobes/) and the
+ * architecture (arch/x86/kernel/kprobes/).
+ */
+struct kprobe_site *kprobe_site_lookup(kprobe_opcode_t *addr);
+bool kprobe_site_pre_handlers(struct kprobe_site *site, struct pt_regs *regs);
+void kprobe_site_post_handlers(struct kprobe_site *site, struct pt_regs *regs);
+int kprobe_site_fault_handlers(struct kprobe_site *site, struct pt_regs *regs,
+			       int trapnr);
+void kprobe_site_missed(struct kprobe_site *site);
+void kprobes_inc_nmissed_count(struct kprobe *p);
+
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry);
+int arch_prepare_kprobe_site(struct kprobe_site *site);
+void arch_remove_kprobe_site(struct kprobe_site *site);
+void arch_arm_kprobe_site(struct kprobe_site *site);
+void arch_disarm_kprobe_site(struct kprobe_site *site);
+void arch_kprobe_text_sync(void);
+bool arch_kprobe_text_reserved(kprobe_opcode_t *addr);
+
+/* Executable slots for the out-of-line copies (kernel/kprobes/slots.c). */
+kprobe_opcode_t *kprobe_slot_alloc(void);
+void kprobe_slot_free(kprobe_opcode_t *slot);
+
+#else /* !CONFIG_KPROBES */
+
+static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	return 0;
+}
+static inline struct kprobe *get_kprobe(void *addr)
+{
+	return NULL;
+}
+static inline struct kprobe *kprobe_running(void)
+{
+	return NULL;
+}
+static inline int register_kprobe(struct kprobe *p)
+{
+	return -EOPNOTSUPP;
+}
+static inline int register_kprobes(struct kprobe **kps, int num)
+{
+	return -EOPNOTSUPP;
+}
+static inline void unregister_kprobe(struct kprobe *p) { }
+static inline void unregister_kprobes(struct kprobe **kps, int num) { }
+static inline int disable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+static inline int enable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+static inline bool within_kprobe_blacklist(unsigned long addr)
+{
+	return true;
+}
+static inline void kprobe_flush_task(struct task_struct *tk) { }
+static inline void kprobe_free_init_mem(void) { }
+static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
+				     char *type, char *sym)
+{
+	return -ERANGE;
+}
+static inline bool is_kprobe_insn_slot(unsigned long addr)
+{
+	return false;
+}
+static inline bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
+static inline void wait_for_kprobe_optimizer(void) { }
+#endif /* CONFIG_KPROBES */
+
+static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return false;
+}
+
+static nokprobe_inline
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	return 0;
+}
+
+/*
+ * The page fault hook: true when a probe's fault_handler claimed the fault.
+ * kprobe_running() is per-CPU state, meaningful only when not preemptible.
+ */
+static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
+					      unsigned int trap)
+{
+	if (!IS_ENABLED(CONFIG_KPROBES) || user_mode(regs) || preemptible())
+		return false;
+	if (!kprobe_running())
+		return false;
+	return kprobe_fault_handler(regs, trap);
+}
+
+#endif /* _LINUX_KPROBES_H */

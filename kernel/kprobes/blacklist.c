@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Text that must never carry a breakpoint.
+ *
+ * - functions marked NOKPROBE_SYMBOL() (the _kprobe_blacklist section);
+ * - .kprobes.text: the breakpoint path itself, ours and the trap code's;
+ * - noinstr text, which runs where a trap is not survivable (entry before
+ *   RCU is watching, idle), and the low-level entry and irq entry text.
+ *
+ * The NOKPROBE_SYMBOL() functions are turned into address ranges once at
+ * boot and kept sorted, so that a lookup is a binary search.
+ */
+#include <linux/bsearch.h>
+#include <linux/init.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <asm/sections.h>
+
+#include "internal.h"
+
+struct text_range {
+	unsigned long start, end;
+};
+
+static struct text_range *nokprobe_ranges;
+static unsigned int nr_nokprobe_ranges;
+
+/* The fixed sections, checked before the sorted table. */
+static bool within_fixed_sections(unsigned long addr)
+{
+	static const struct {
+		const char *start, *end;
+	} sections[] = {
+		{ __kprobes_text_start, __kprobes_text_end },
+		{ __noinstr_text_start, __noinstr_text_end },
+		{ __entry_text_start, __entry_text_end },
+		{ __irqentry_text_start, __irqentry_text_end },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sections); i++)
+		if (addr >= (unsigned long)sections[i].start &&
+		    addr < (unsigned long)sections[i].end)
+			return true;
+	return false;
+}
+
+static int cmp_range_addr(const void *key, const void *elt)
+{
+	unsigned long addr = *(const unsigned long *)key;
+	const struct text_range *r = elt;
+
+	if (addr < r->start)
+		return -1;
+	return addr >= r->end ? 1 : 0;
+}
+
+static int cmp_range_start(const void *a, const void *b)
+{
+	const struct text_range *x = a, *y = b;
+
+	if (x->start == y->start)
+		return 0;
+	return x->start < y->start ? -1 : 1;
+}
+
+/**
+ * within_kprobe_blacklist() - is an address in text that is never probed
+ * @addr: a kernel text address
+ *
+ * Return: true when a probe at @addr must be refused.
+ */
+bool within_kprobe_blacklist(unsigned long addr)
+{
+	if (within_fixed_sections(addr))
+		return true;
+	return bsearch(&addr, nokprobe_ranges, nr_nokprobe_ranges,
+		       sizeof(*nokprobe_ranges), cmp_range_addr) != NULL;
+}
+EXPORT_SYMBOL_GPL(within_kprobe_blacklist);
+
+/* Turn the NOKPROBE_SYMBOL() entries into sorted function ranges. */
+int __init kprobe_blacklist_init(void)
+{
+	unsigned long *entry, size, offset;
+	unsigned int n = __stop_kprobe_blacklist - __start_kprobe_blacklist;
+
+	nokprobe_ranges = kcalloc(n, sizeof(*nokprobe_ranges), GFP_KERNEL);
+	if (!nokprobe_ranges)
+		return -ENOMEM;
+
+	for (entry = __start_kprobe_blacklist; entry < __stop_kprobe_blacklist;
+	     entry++) {
+		if (!kallsyms_lookup_size_offset(*entry, &size, &offset))
+			continue;
+		nokprobe_ranges[nr_nokprobe_ranges].start = *entry - offset;
+		nokprobe_ranges[nr_nokprobe_ranges].end = *entry - offset + size;
+		nr_nokprobe_ranges++;
+	}
+	sort(nokprobe_ranges, nr_nokprobe_ranges, sizeof(*nokprobe_ranges),
+	     cmp_range_start, NULL);
+	return 0;
+}

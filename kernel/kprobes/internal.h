@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared between the files of the generic Kprobes core; nothing here is
+ * for the rest of the kernel.
+ */
+#ifndef _KERNEL_KPROBES_INTERNAL_H
+#define _KERNEL_KPROBES_INTERNAL_H
+
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
+
+/*
+ * kprobe_mutex serialises every change to the set of probes and sites:
+ * registration, removal, enabling and disabling.  The breakpoint path
+ * never takes it; it reads the site hash and the probe lists under RCU.
+ */
+extern struct mutex kprobe_mutex;
+
+/* The site hash (sites.c); writers hold kprobe_mutex. */
+void kprobe_site_insert(struct kprobe_site *site);
+void kprobe_site_remove(struct kprobe_site *site);
+struct kprobe_site *kprobe_site_of(struct kprobe *p);
+bool kprobe_site_has_enabled(struct kprobe_site *site);
+
+/* Every site, in registration order (struct kprobe_site.all); kprobe_mutex. */
+extern struct list_head kprobe_sites;
+
+/* The blacklist (blacklist.c). */
+int kprobe_blacklist_init(void);
+
+#endif /* _KERNEL_KPROBES_INTERNAL_H */

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registering, removing, enabling and disabling probes.
+ *
+ * All of it runs under kprobe_mutex.  A registration resolves the address,
+ * refuses unsafe places, and either joins the site already at that address
+ * or prepares a new one (the arch decodes and copies the instruction).  The
+ * site is published in the hash before its int3 is written, so a CPU that
+ * reaches the int3 always finds it.
+ *
+ * Removal runs the other way round: restore the original byte, sync all
+ * CPUs' instruction fetch, take the site out of the hash, then wait for an
+ * RCU grace period.  The breakpoint path runs with interrupts off, which is
+ * an RCU read-side critical section, and the copy of an instruction runs
+ * with IF cleared up to the int3 behind it; after the grace period no CPU
+ * can be in a handler of the probe or in its copy, and both can go.
+ * Batches do the sync and the grace period once for all their probes.
+ */
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <asm/sections.h>
+
+#include "internal.h"
+
+/**
+ * kprobe_lookup_name() - the address of a symbol, for probing
+ * @name: a symbol, or "module:symbol"
+ * @offset: unused; the caller adds it
+ *
+ * Return: the symbol's address, or NULL when there is none.
+ */
+kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
+{
+	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
+}
+
+/*
+ * The address @p asks for: exactly one of ->addr and ->symbol_name, plus
+ * ->offset, adjusted by the arch at a function's entry.
+ */
+static int resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
+			bool *on_func_entry)
+{
+	unsigned long addr, offset;
+
+	if (!p->addr == !p->symbol_name)
+		return -EINVAL;
+	if (p->symbol_name) {
+		addr = (unsigned long)kprobe_lookup_name(p->symbol_name, 0);
+		if (!addr)
+			return -ENOENT;
+	} else {
+		addr = (unsigned long)p->addr;
+	}
+	addr += p->offset;
+
+	/* Re-split into function start and offset for the arch. */
+	if (!kallsyms_lookup_size_offset(addr, NULL, &offset))
+		return -EINVAL;
+	*addrp = arch_adjust_kprobe_addr(addr - offset, offset, on_func_entry);
+	return 0;
+}
+
+/* May a probe go at @addr at all? */
+static int check_place(kprobe_opcode_t *addr)
+{
+	unsigned long a = (unsigned long)addr;
+
+	if (!core_kernel_text(a))
+		return -EINVAL;
+	if (within_kprobe_blacklist(a))
+		return -EINVAL;
+	return 0;
+}
+
+static struct kprobe_site *site_create(kprobe_opcode_t *addr)
+{
+	struct kprobe_site *site;
+	int ret;
+
+	site = kzalloc(sizeof(*site), GFP_KERNEL);
+	if (!site)
+		return ERR_PTR(-ENOMEM);
+	site->addr = addr;
+	INIT_LIST_HEAD(&site->probes);
+	ret = arch_prepare_kprobe_site(site);
+	if (ret) {
+		kfree(site);
+		return ERR_PTR(ret);
+	}
+	kprobe_site_insert(site);
+	return site;
+}
+
+/* Arm or disarm @site to match its probes; the caller syncs. */
+static void site_update_arming(struct kprobe_site *site)
+{
+	bool want = !site->gone && kprobe_site_has_enabled(site);
+
+	if (want && !site->armed)
+		arch_arm_kprobe_site(site);
+	else if (!want && site->armed)
+		arch_disarm_kprobe_site(site);
+}
+
+static int __register_kprobe(struct kprobe *p)
+{
+	struct kprobe_site *site;
+	kprobe_opcode_t *addr;
+	bool on_func_entry;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	ret = resolve_addr(p, &addr, &on_func_entry);
+	if (ret)
+		return ret;
+
+	site = kprobe_site_lookup(addr);
+	if (site && kprobe_site_of(p) == site)
+		return -EINVAL;		/* already registered */
+	if (!site) {
+		ret = check_place(addr);
+		if (ret)
+			return ret;
+		site = site_create(addr);
+		if (IS_ERR(site))
+			return PTR_ERR(site);
+	}
+
+	p->addr = addr;
+	p->flags &= KPROBE_FLAG_DISABLED;
+	if (on_func_entry)
+		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	p->nmissed = 0;
+	p->opcode = site->opcode;
+	list_add_tail_rcu(&p->list, &site->probes);
+	site_update_arming(site);
+	return 0;
+}
+
+/*
+ * First half of a removal: unlink @p and disarm its site if nothing enabled
+ * is left there.  An emptied site moves to @dead for finish_removal().
+ * Return: false when @p is not registered.
+ */
+static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
+{
+	struct kprobe_site *site = kprobe_site_of(p);
+
+	if (!site)
+		return false;
+	list_del_rcu(&p->list);
+	if (site->armed && !kprobe_site_has_enabled(site))
+		arch_disarm_kprobe_site(site);
+	if (list_empty(&site->probes)) {
+		kprobe_site_remove(site);
+		list_add_tail(&site->all, dead);
+	}
+	return true;
+}
+
+/*
+ * Second half: one text sync and one grace period for everything unlinked
+ * since the first half, then free the emptied sites.
+ */
+static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
+{
+	struct kprobe_site *site, *tmp;
+	int i;
+
+	arch_kprobe_text_sync();
+	synchronize_rcu();
+	/* No CPU can see these lists any more. */
+	for (i = 0; i < num; i++)
+		if (kps[i]->addr)
+			INIT_LIST_HEAD(&kps[i]->list);
+	list_for_each_entry_safe(site, tmp, dead, all) {
+		arch_remove_kprobe_site(site);
+		kfree(site);
+	}
+}
+
+/**
+ * register_kprobes() - register an array of kprobes
+ * @kps: the probes
+ * @num: how many
+ *
+ * Either all are registered, or none: when one fails, those before it are
+ * removed again before the error returns.
+ *
+ * Return: 0; -EINVAL for @num <= 0, a registered probe, both or neither of
+ * addr and symbol_name, or a place that cannot be probed; -ENOENT for an
+ * unknown symbol; -EILSEQ for an address inside an instruction; -ENOMEM.
+ */
+int register_kprobes(struct kprobe **kps, int num)
+{
+	LIST_HEAD(dead);
+	int i, j, ret = 0;
+
+	if (num <= 0)
+		return -EINVAL;
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num; i++) {
+		kprobe_opcode_t *old_addr = kps[i]->addr;
+
+		ret = __register_kprobe(kps[i]);
+		if (ret) {
+			kps[i]->addr = old_addr;
+			for (j = 0; j < i; j++)
+				__unregister_kprobe_top(kps[j], &dead);
+			finish_removal(kps, i, &dead);
+			break;
+		}
+	}
+	if (!ret)
+		arch_kprobe_text_sync();
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kprobes);
+
+/**
+ * register_kprobe() - put a probe on a kernel instruction
+ * @p: the probe; ->addr, or ->symbol_name and ->offset, name the place
+ *
+ * On return the probe is armed on every CPU (unless registered with
+ * KPROBE_FLAG_DISABLED).  Errors as for register_kprobes().
+ *
+ * Return: 0 or a negative errno.
+ */
+int register_kprobe(struct kprobe *p)
+{
+	return register_kprobes(&p, 1);
+}
+EXPORT_SYMBOL_GPL(register_kprobe);
+
+/**
+ * unregister_kprobes() - remove an array of kprobes
+ * @kps: the probes
+ * @num: how many
+ *
+ * An entry that is not registered gets its ->addr cleared; all others are
+ * removed.  On return no CPU runs a handler of any of them.
+ */
+void unregister_kprobes(struct kprobe **kps, int num)
+{
+	LIST_HEAD(dead);
+	int i;
+
+	if (num <= 0)
+		return;
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num; i++)
+		if (!__unregister_kprobe_top(kps[i], &dead))
+			kps[i]->addr = NULL;
+	finish_removal(kps, num, &dead);
+	mutex_unlock(&kprobe_mutex);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobes);
+
+/**
+ * unregister_kprobe() - remove a kprobe
+ * @p: the probe
+ *
+ * On return no CPU runs a handler of @p, and @p may be freed.
+ */
+void unregister_kprobe(struct kprobe *p)
+{
+	unregister_kprobes(&p, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobe);
+
+static int set_kprobe_disabled(struct kprobe *kp, bool disable)
+{
+	struct kprobe_site *site;
+	int ret = 0;
+
+	mutex_lock(&kprobe_mutex);
+	site = kprobe_site_of(kp);
+	if (!site || kprobe_gone(kp)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (disable)
+		kp->flags |= KPROBE_FLAG_DISABLED;
+	else
+		kp->flags &= ~KPROBE_FLAG_DISABLED;
+	site_update_arming(site);
+	arch_kprobe_text_sync();
+out:
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+/**
+ * disable_kprobe() - keep a probe registered but stop its handlers
+ * @kp: a registered probe
+ *
+ * Return: 0, or -EINVAL when @kp is not registered or its code is gone.
+ */
+int disable_kprobe(struct kprobe *kp)
+{
+	return set_kprobe_disabled(kp, true);
+}
+EXPORT_SYMBOL_GPL(disable_kprobe);
+
+/**
+ * enable_kprobe() - let a disabled probe's handlers run again
+ * @kp: a registered probe
+ *
+ * Return: 0, or -EINVAL when @kp is not registered or its code is gone.
+ */
+int enable_kprobe(struct kprobe *kp)
+{
+	return set_kprobe_disabled(kp, false);
+}
+EXPORT_SYMBOL_GPL(enable_kprobe);
+
+/**
+ * kprobe_on_func_entry() - would a probe at this place be at a function entry
+ * @addr: an address, or NULL
+ * @sym: a symbol name, or NULL
+ * @offset: offset from @addr or @sym
+ *
+ * Return: 0 when it would, -EINVAL when not, -ENOENT for an unknown symbol.
+ */
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset)
+{
+	struct kprobe p = { .addr = addr, .symbol_name = sym, .offset = offset };
+	kprobe_opcode_t *where;
+	bool on_entry;
+	int ret = resolve_addr(&p, &where, &on_entry);
+
+	if (ret)
+		return ret;
+	return on_entry ? 0 : -EINVAL;
+}
+
+/**
+ * dump_kprobe() - print a probe's description to the kernel log
+ * @kp: the probe
+ */
+void dump_kprobe(struct kprobe *kp)
+{
+	pr_err("kprobe at %pS (%s+%u), flags %#x, missed %lu\n", kp->addr,
+	       kp->symbol_name ?: "-", kp->offset, kp->flags, kp->nmissed);
+}
+NOKPROBE_SYMBOL(dump_kprobe);
+
+/*
+ * Init text is about to be freed: probes there are gone.  Their int3s go
+ * with the text, so nothing is written back; the sites stay until their
+ * probes are unregistered.
+ */
+void kprobe_free_init_mem(void)
+{
+	struct kprobe_site *site;
+	struct kprobe *p;
+
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(site, &kprobe_sites, all) {
+		if (!is_kernel_inittext((unsigned long)site->addr))
+			continue;
+		site->gone = true;
+		site->armed = false;
+		list_for_each_entry(p, &site->probes, list)
+			p->flags |= KPROBE_FLAG_GONE;
+	}
+	mutex_unlock(&kprobe_mutex);
+}
+
+static int __init init_kprobes(void)
+{
+	return kprobe_blacklist_init();
+}
+early_initcall(init_kprobes);

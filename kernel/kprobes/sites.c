@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe sites and the handler calls made from the breakpoint path.
+ *
+ * Everything in this file that runs on a probe hit is in .kprobes.text, so
+ * that it can never be probed itself: a breakpoint in the code that handles
+ * breakpoints would recurse without end.
+ */
+#include <linux/hashtable.h>
+#include <linux/kprobes.h>
+#include <linux/rculist.h>
+
+#include "internal.h"
+
+DEFINE_MUTEX(kprobe_mutex);
+LIST_HEAD(kprobe_sites);
+
+/* The probe whose handler runs on this CPU, or NULL; see kprobe_running(). */
+DEFINE_PER_CPU(struct kprobe *, current_kprobe);
+DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+#define KPROBE_HASH_BITS	10
+static DEFINE_HASHTABLE(kprobe_site_hash, KPROBE_HASH_BITS);
+
+void kprobe_site_insert(struct kprobe_site *site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	list_add_tail(&site->all, &kprobe_sites);
+	hash_add_rcu(kprobe_site_hash, &site->node, (unsigned long)site->addr);
+}
+
+/* The caller waits for a grace period before it frees @site. */
+void kprobe_site_remove(struct kprobe_site *site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	list_del(&site->all);
+	hash_del_rcu(&site->node);
+}
+
+/**
+ * kprobe_site_lookup() - find the probe site at an address
+ * @addr: the probed address
+ *
+ * Called from the breakpoint path with interrupts off, or with kprobe_mutex
+ * held.  Return: the site, or NULL.
+ */
+struct kprobe_site *__kprobes kprobe_site_lookup(kprobe_opcode_t *addr)
+{
+	struct kprobe_site *site;
+
+	hash_for_each_possible_rcu(kprobe_site_hash, site, node,
+				   (unsigned long)addr,
+				   lockdep_is_held(&kprobe_mutex)) {
+		if (site->addr == addr)
+			return site;
+	}
+	return NULL;
+}
+
+/* The site @p is registered at, or NULL when @p is not registered. */
+struct kprobe_site *kprobe_site_of(struct kprobe *p)
+{
+	struct kprobe_site *site;
+	struct kprobe *q;
+
+	lockdep_assert_held(&kprobe_mutex);
+	site = p->addr ? kprobe_site_lookup(p->addr) : NULL;
+	if (!site)
+		return NULL;
+	list_for_each_entry(q, &site->probes, list)
+		if (q == p)
+			return site;
+	return NULL;
+}
+
+bool kprobe_site_has_enabled(struct kprobe_site *site)
+{
+	struct kprobe *p;
+
+	list_for_each_entry(p, &site->probes, list)
+		if (!kprobe_disabled(p))
+			return true;
+	return false;
+}
+
+/**
+ * get_kprobe() - the first probe registered at an address
+ * @addr: the address
+ *
+ * Return: a registered probe at @addr, or NULL.  The caller holds the RCU
+ * read lock or otherwise keeps the probe from being unregistered.
+ */
+struct kprobe *__kprobes get_kprobe(void *addr)
+{
+	struct kprobe_site *site = kprobe_site_lookup(addr);
+
+	if (!site)
+		return NULL;
+	return list_first_or_null_rcu(&site->probes, struct kprobe, list);
+}
+EXPORT_SYMBOL_GPL(get_kprobe);
+
+void __kprobes kprobes_inc_nmissed_count(struct kprobe *p)
+{
+	p->nmissed++;
+}
+
+/* A hit that cannot run handlers: every probe at the site misses it. */
+void __kprobes kprobe_site_missed(struct kprobe_site *site)
+{
+	struct kprobe *p;
+
+	list_for_each_entry_rcu(p, &site->probes, list)
+		if (!kprobe_disabled(p))
+			kprobes_inc_nmissed_count(p);
+}
+
+/**
+ * kprobe_site_pre_handlers() - run the pre_handlers of a site
+ * @site: the site that was hit
+ * @regs: the registers at the hit, regs->ip just past the breakpoint
+ *
+ * current_kprobe names the probe whose handler runs, so that a hit from
+ * inside a handler is seen as a reentry and a fault is routed to the right
+ * fault_handler.
+ *
+ * Return: true when a handler changed regs->ip and wants execution to go
+ * there: the probed instruction is then not executed.
+ */
+bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
+					struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *p;
+
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	list_for_each_entry_rcu(p, &site->probes, list) {
+		if (kprobe_disabled(p) || !p->pre_handler)
+			continue;
+		__this_cpu_write(current_kprobe, p);
+		if (p->pre_handler(p, regs)) {
+			reset_current_kprobe();
+			return true;
+		}
+	}
+	__this_cpu_write(current_kprobe,
+			 list_first_or_null_rcu(&site->probes, struct kprobe, list));
+	return false;
+}
+
+/**
+ * kprobe_site_post_handlers() - run the post_handlers of a site
+ * @site: the site whose instruction was just carried out
+ * @regs: the registers after the instruction
+ *
+ * Ends the handler level of this CPU: current_kprobe is NULL afterwards.
+ */
+void __kprobes kprobe_site_post_handlers(struct kprobe_site *site,
+					 struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *p;
+
+	kcb->kprobe_status = KPROBE_HIT_SSDONE;
+	list_for_each_entry_rcu(p, &site->probes, list) {
+		if (kprobe_disabled(p) || !p->post_handler)
+			continue;
+		__this_cpu_write(current_kprobe, p);
+		p->post_handler(p, regs, 0);
+	}
+	reset_current_kprobe();
+}
+
+/**
+ * kprobe_site_fault_handlers() - offer a fault to the probes of a site
+ * @site: the site whose instruction faulted while executed out of line
+ * @regs: the registers of the fault
+ * @trapnr: the trap number
+ *
+ * Return: non-zero when one fault_handler claimed the fault.
+ */
+int __kprobes kprobe_site_fault_handlers(struct kprobe_site *site,
+					 struct pt_regs *regs, int trapnr)
+{
+	struct kprobe *p;
+
+	list_for_each_entry_rcu(p, &site->probes, list) {
+		if (kprobe_disabled(p) || !p->fault_handler)
+			continue;
+		if (p->fault_handler(p, regs, trapnr))
+			return 1;
+	}
+	return 0;
+}
+
+/* A dummy probe that makes every hit a miss while this CPU is busy. */
+static struct kprobe kprobe_busy = {
+	.addr = (void *)get_kprobe,
+};
+
+/**
+ * kprobe_busy_begin() - make probes hit on this CPU count as missed
+ *
+ * For code that must not be interrupted by probe handlers; pairs with
+ * kprobe_busy_end().  Disables preemption in between.
+ */
+void kprobe_busy_begin(void)
+{
+	preempt_disable();
+	__this_cpu_write(current_kprobe, &kprobe_busy);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+}
+
+/**
+ * kprobe_busy_end() - end the section begun by kprobe_busy_begin()
+ */
+void kprobe_busy_end(void)
+{
+	reset_current_kprobe();
+	preempt_enable();
+}

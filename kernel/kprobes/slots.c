@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Executable slots for the out-of-line copies of probed instructions.
+ *
+ * Slots are carved from read-only executable pages taken from execmem's
+ * Kprobes area, which lies within 2 GiB of kernel text so that a copied
+ * RIP-relative operand can still reach its target.  Writers go through the
+ * text-poking machinery.  Pages stay for the life of the kernel once taken;
+ * their slots are reused, so the footprint is the peak number of sites.
+ */
+#include <linux/bitmap.h>
+#include <linux/execmem.h>
+#include <linux/kprobes.h>
+#include <linux/rculist.h>
+#include <linux/set_memory.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+#define SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_SLOT_SIZE)
+
+struct kprobe_slot_page {
+	struct list_head node;		/* kprobe_slot_pages, RCU */
+	kprobe_opcode_t *base;
+	unsigned int used;
+	DECLARE_BITMAP(busy, SLOTS_PER_PAGE);
+};
+
+/* Writers hold kprobe_mutex; is_kprobe_insn_slot() reads under RCU. */
+static LIST_HEAD(kprobe_slot_pages);
+
+static struct kprobe_slot_page *slot_page_new(void)
+{
+	struct kprobe_slot_page *sp;
+
+	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
+	if (!sp)
+		return NULL;
+	sp->base = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+	if (!sp->base) {
+		kfree(sp);
+		return NULL;
+	}
+	/* Fill with int3 so that a stray jump into free space traps. */
+	memset(sp->base, BREAKPOINT_INSTRUCTION, PAGE_SIZE);
+	set_memory_rox((unsigned long)sp->base, 1);
+	list_add_rcu(&sp->node, &kprobe_slot_pages);
+	return sp;
+}
+
+/**
+ * kprobe_slot_alloc() - take a free executable slot
+ *
+ * Context: kprobe_mutex held.
+ * Return: the slot, KPROBE_SLOT_SIZE bytes filled with int3, or NULL.
+ */
+kprobe_opcode_t *kprobe_slot_alloc(void)
+{
+	struct kprobe_slot_page *sp;
+	unsigned int i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(sp, &kprobe_slot_pages, node)
+		if (sp->used < SLOTS_PER_PAGE)
+			goto found;
+	sp = slot_page_new();
+	if (!sp)
+		return NULL;
+found:
+	i = find_first_zero_bit(sp->busy, SLOTS_PER_PAGE);
+	__set_bit(i, sp->busy);
+	sp->used++;
+	return sp->base + i * KPROBE_SLOT_SIZE;
+}
+
+/**
+ * kprobe_slot_free() - give back a slot
+ * @slot: a slot from kprobe_slot_alloc()
+ *
+ * Context: kprobe_mutex held, and a grace period has passed since the
+ * slot's site left the hash: no CPU can still execute from it.
+ */
+void kprobe_slot_free(kprobe_opcode_t *slot)
+{
+	struct kprobe_slot_page *sp;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(sp, &kprobe_slot_pages, node) {
+		unsigned long off = slot - sp->base;
+
+		if (off >= PAGE_SIZE)
+			continue;
+		text_poke_set(slot, BREAKPOINT_INSTRUCTION, KPROBE_SLOT_SIZE);
+		__clear_bit(off / KPROBE_SLOT_SIZE, sp->busy);
+		sp->used--;
+		return;
+	}
+	WARN(1, "kprobes: freeing %px, which is no slot\n", slot);
+}
+
+/**
+ * is_kprobe_insn_slot() - is an address inside the slot pages
+ * @addr: a text address
+ *
+ * For kernel_text_address(): the unwinder and the exception tables must
+ * accept an address inside a copy as kernel text.  Any context.
+ */
+bool is_kprobe_insn_slot(unsigned long addr)
+{
+	struct kprobe_slot_page *sp;
+	bool ret = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(sp, &kprobe_slot_pages, node) {
+		if (addr - (unsigned long)sp->base < PAGE_SIZE) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * kprobe_get_kallsym() - the slot pages as symbols for /proc/kallsyms
+ * @symnum: index of the symbol asked for
+ * @value: the page's address
+ * @type: set to 't'
+ * @sym: set to "kprobe_insn_page"
+ *
+ * Return: 0, or -ERANGE past the last page.
+ */
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
+		       char *sym)
+{
+	struct kprobe_slot_page *sp;
+	int ret = -ERANGE;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(sp, &kprobe_slot_pages, node) {
+		if (symnum--)
+			continue;
+		*value = (unsigned long)sp->base;
+		*type = 't';
+		strscpy(sym, "kprobe_insn_page", KSYM_NAME_LEN);
+		ret = 0;
+		break;
+	}
+	rcu_read_unlock();
+	return ret;
+}

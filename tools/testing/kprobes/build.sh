@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Configure (only when the fragments changed) and build the assembled tree:
+# the kernel, the in-tree modules (samples), and the selftests' modules.
+#   BUILD  build folder (default: build/)
+#   OBJ    output folder of this kernel (default: $BUILD/obj)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+BUILD=${BUILD:-$top/build}
+src=${SRC:-$BUILD/src}
+obj=${OBJ:-$BUILD/obj}
+frags="$top/configs/test.config ${EXTRA_CONFIGS:-}"
+kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 "$@"; }
+
+mkdir -p "$obj"
+want=$(cat $frags | sha256sum | cut -d' ' -f1)
+if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want" ]; then
+	echo "build: configuring $obj"
+	kmake tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags >/dev/null
+	kmake olddefconfig
+	# Every option the fragments ask for must have stuck.
+	bad=0
+	for f in $frags; do
+		while read -r line; do
+			case "$line" in
+			CONFIG_*=*) grep -qxF "$line" "$obj/.config" ||
+				{ echo "build: config: $line did not stick" >&2; bad=1; } ;;
+			esac
+		done < "$f"
+	done
+	[ $bad -eq 0 ] || exit 1
+	echo "$want" > "$obj/.fragments"
+fi
+
+echo "build: kernel in $obj"
+kmake -j"$(nproc)" bzImage modules
+kst=$src/tools/testing/selftests/kprobes/test_modules
+if [ -d "$kst" ]; then
+	kmake -j"$(nproc)" M="$kst" modules
+fi

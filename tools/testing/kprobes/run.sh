@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the built kernel under QEMU (TCG, 2 vCPUs) with the test initramfs.
+#   run.sh <check|demo|shell> [log file] [extra kernel arguments...]
+# The console goes to stdout (and to the log file when given).
+#   QEMU_EXTRA  more QEMU options (make bench adds -icount)
+#   TIMEOUT     seconds before the machine is stopped (default 900)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+BUILD=${BUILD:-$top/build}
+obj=${OBJ:-$BUILD/obj}
+mode=$1
+log=${2:-}
+shift $(( $# > 1 ? 2 : 1 ))
+
+initrd=$obj/initramfs.cpio
+"$top/tools/testing/kprobes/mkinitramfs.sh" "$initrd"
+
+cmd=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024
+     -nographic -no-reboot -kernel "$obj/arch/x86/boot/bzImage"
+     -initrd "$initrd"
+     -append "console=ttyS0 panic=-1 kptest=$mode $*"
+     ${QEMU_EXTRA:-})
+
+if [ "$mode" = shell ]; then
+	exec "${cmd[@]}"
+fi
+if [ -n "$log" ]; then
+	timeout --foreground "${TIMEOUT:-900}" "${cmd[@]}" < /dev/null 2>&1 | tee "$log"
+else
+	timeout --foreground "${TIMEOUT:-900}" "${cmd[@]}" < /dev/null 2>&1
+fi

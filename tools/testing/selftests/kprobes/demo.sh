@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# What `make` shows: the samples firing, then the control files.
+
+MODDIR=${KPROBES_MODDIR:-/lib/modules/kprobes}
+DEBUGFS=/sys/kernel/debug/kprobes
+
+step() {
+	echo
+	echo "### $*"
+}
+
+show_file() {
+	if [ -e "$1" ]; then
+		echo "\$ cat $1"
+		cat "$1"
+	else
+		echo "($1 is not there yet)"
+	fi
+}
+
+dmesg -c > /dev/null
+step "insmod kprobe_example.ko: a kprobe on kernel_clone()"
+insmod "$MODDIR/kprobe_example.ko"
+step "three forks"
+for i in 1 2 3; do /bin/true & wait; done
+dmesg -c | grep -E "kprobe|handler"
+
+step "the probe list and the knobs"
+show_file $DEBUGFS/list
+show_file $DEBUGFS/enabled
+show_file /proc/sys/debug/kprobes-optimization
+
+step "rmmod kprobe_example"
+rmmod kprobe_example
+dmesg -c | grep -E "kprobe|handler"

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared by the Kprobes selftests: KTAP output through kselftest's helpers,
+# where the modules are, and small checks on the kernel log.
+
+. "$(dirname "$0")/ktap_helpers.sh"
+
+MODDIR=${KPROBES_MODDIR:-/lib/modules/kprobes}
+DEBUGFS=/sys/kernel/debug/kprobes
+
+# check <description> <command...>: one KTAP result from a command's status.
+check() {
+	desc=$1
+	shift
+	if "$@"; then
+		ktap_test_pass "$desc"
+	else
+		ktap_test_fail "$desc"
+	fi
+}
+
+# log_count <pattern>: lines of the kernel log matching a fixed string.
+log_count() {
+	dmesg | grep -cF -- "$1"
+}
+
+# log_has <pattern>: the kernel log has at least one such line.
+log_has() {
+	[ "$(log_count "$1")" -gt 0 ]
+}
+
+clear_log() {
+	dmesg -c > /dev/null
+}
