@@ -164,6 +164,11 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
 /*
  * Second half: one text sync and one grace period for everything unlinked
  * since the first half, then free the emptied sites.
+ *
+ * The sync is an IPI every CPU must take, and a CPU takes no interrupt
+ * between reaching an int3 and leaving the copy, so the sync alone already
+ * drains the breakpoint path.  The grace period is for the other readers
+ * of the hash and the probe lists: get_kprobe() callers under RCU.
  */
 static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 {

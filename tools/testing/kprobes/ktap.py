@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarise a test console: the KTAP documents in it and any kernel splat.
 
-    ktap.py <console.log> [--expect FILE]
+    ktap.py <console.log> [--expect FILE] [--problem TEXT]...
 
 Prints one line per leaf test (ok / FAIL / SKIP), the cases listed in the
 expectations file that did not run ("not built"), the splats found, and last
@@ -10,7 +10,8 @@ expectations file that did not run ("not built"), the splats found, and last
 missing required suite, or a missing end marker.
 
 The expectations file has lines "require <suite>" (the suite must appear)
-and "optional <suite>/<case>" (reported as not built when absent).
+and "optional <suite>/<case>" (reported as not built when absent).  Each
+--problem is one more failure found by the caller.
 """
 import re
 import sys
@@ -52,9 +53,14 @@ def parse(lines):
 def main():
     args = sys.argv[1:]
     expect = None
+    problems = []
     if '--expect' in args:
         i = args.index('--expect')
         expect = args[i + 1]
+        del args[i:i + 2]
+    while '--problem' in args:
+        i = args.index('--problem')
+        problems.append(args[i + 1])
         del args[i:i + 2]
     with open(args[0], errors='replace') as f:
         lines = [PREFIX.sub('', l.rstrip('\r\n')) for l in f]
@@ -72,7 +78,6 @@ def main():
             failed += 1
             print(f'  FAIL  {path}')
 
-    problems = []
     seen = {p for p, _, _ in leaves}
     suites = {p.split('/')[0] for p in seen} | {'/'.join(p.split('/')[:2]) for p in seen}
     if expect:

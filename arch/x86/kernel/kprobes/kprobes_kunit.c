@@ -9,6 +9,8 @@
  */
 #include <kunit/test.h>
 #include <linux/kprobes.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/ptrace.h>
 #include <linux/vmalloc.h>
 #include <asm/trapnr.h>
@@ -414,6 +416,81 @@ static void fault_in_copy(struct kunit *test)
 	vfree(area);
 }
 
+/*
+ * Cross-CPU: another CPU runs the probed functions without pause while this
+ * one registers and unregisters probes on them.  Every result must stay
+ * right, and once unregister_kprobe() has returned no handler of the probe
+ * may still be running anywhere.
+ */
+static atomic_t stress_inside;
+static atomic_t stress_wrong;
+static atomic_t stress_hits;
+
+static int stress_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&stress_inside);
+	atomic_inc(&stress_hits);
+	udelay(200);	/* the hammer CPU spends most of its time in here */
+	atomic_dec(&stress_inside);
+	return 0;
+}
+
+static int stress_hammer(void *unused)
+{
+	long (*fn)(void) = kpt_helper;
+
+	while (!kthread_should_stop()) {
+		if (kpt_rip_load() != 0x5eed || kpt_rel_call() != 42 ||
+		    kpt_jcc(0) != 2 || kpt_push_pop(1) != 4 ||
+		    kpt_call_mem(&fn) != 42)
+			atomic_inc(&stress_wrong);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void cross_cpu_arm_disarm(struct kunit *test)
+{
+	static const int points[] = { KPT_RIP, KPT_CALL, KPT_JCC, KPT_LEA,
+				      KPT_CALLM };
+	struct kprobe kps[ARRAY_SIZE(points)];
+	struct task_struct *hammer;
+	int round, i, cpu, hits;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	atomic_set(&stress_inside, 0);
+	atomic_set(&stress_wrong, 0);
+	atomic_set(&stress_hits, 0);
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	hammer = kthread_create(stress_hammer, NULL, "kprobes-hammer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hammer));
+	kthread_bind(hammer, cpu);
+	wake_up_process(hammer);
+
+	for (round = 0; round < 100; round++) {
+		i = round % ARRAY_SIZE(points);
+		memset(&kps[i], 0, sizeof(kps[i]));
+		kps[i].addr = POINT(points[i]);
+		kps[i].pre_handler = stress_pre;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kps[i]), 0);
+		udelay(300);
+		unregister_kprobe(&kps[i]);
+		/* Nothing in a handler now, and nothing entering one later. */
+		KUNIT_EXPECT_EQ(test, atomic_read(&stress_inside), 0);
+		hits = atomic_read(&stress_hits);
+		udelay(100);
+		KUNIT_EXPECT_EQ(test, atomic_read(&stress_hits), hits);
+	}
+	kthread_stop(hammer);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&stress_wrong), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&stress_hits), 0);
+	kunit_info(test, "%d hits on CPU%d during 100 register/unregister rounds\n",
+		   atomic_read(&stress_hits), cpu);
+}
+
 static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(fires_once_with_ip),
 	KUNIT_CASE(pre_handler_sees_arguments),
@@ -434,6 +511,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(no_hits_after_unregister),
 	KUNIT_CASE(disabled_leaves_text),
 	KUNIT_CASE(fault_in_copy),
+	KUNIT_CASE_SLOW(cross_cpu_arm_disarm),
 	{}
 };
 

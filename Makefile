@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's driver (not the kernel's Makefile).  Every target sets up
+# what is missing, assembles the tree in build/, and builds incrementally.
+#
+#   make / make demo   boot the kernel and show the samples and the knobs
+#   make check         boot and run every test suite; last line "N passed, N failed"
+#   make shell         boot into an interactive shell
+#   make patches       write the patch series to build/patches/
+
+T := tools/testing/kprobes
+export BUILD ?= $(CURDIR)/build
+
+.PHONY: all demo check shell patches setup assemble build clean
+
+all: demo
+
+setup:
+	@$(T)/setup.sh
+
+assemble: setup
+	@$(T)/assemble.sh
+
+build: assemble
+	@$(T)/build.sh
+
+demo: build
+	@$(T)/run.sh demo $(BUILD)/demo.log | sed -n '/^### /,/^kptest: done/p'
+
+check: build
+	@$(T)/check.sh
+
+shell: build
+	@$(T)/run.sh shell
+
+patches: assemble
+	@$(T)/patches.sh
+
+clean:
+	rm -rf $(BUILD)
