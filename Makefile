@@ -7,9 +7,16 @@
 #   make check         boot and run every test suite; last line "N passed, N failed"
 #   make shell         boot into an interactive shell
 #   make patches       write the patch series to build/patches/
+#   DEBUG=1            build and test the lockdep kernel (build/obj-debug)
 
 T := tools/testing/kprobes
 export BUILD ?= $(CURDIR)/build
+
+# make check DEBUG=1: the same tests on a kernel with lockdep and friends.
+ifeq ($(DEBUG),1)
+export OBJ := $(BUILD)/obj-debug
+export EXTRA_CONFIGS := $(CURDIR)/configs/debug.config
+endif
 
 .PHONY: all demo check shell patches setup assemble build clean
 

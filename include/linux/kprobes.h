@@ -189,7 +189,7 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 bool is_kprobe_insn_slot(unsigned long addr);
 
 /* Return probes come with their own trampoline; not in this build yet. */
-#define kprobe_flush_task(tk)	do {} while (0)
+static inline void kprobe_flush_task(struct task_struct *tk) { }
 
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 {
@@ -230,51 +230,66 @@ static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
 	return 0;
 }
+
 static inline struct kprobe *get_kprobe(void *addr)
 {
 	return NULL;
 }
+
 static inline struct kprobe *kprobe_running(void)
 {
 	return NULL;
 }
+
 static inline int register_kprobe(struct kprobe *p)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline int register_kprobes(struct kprobe **kps, int num)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline void unregister_kprobe(struct kprobe *p) { }
+
 static inline void unregister_kprobes(struct kprobe **kps, int num) { }
+
 static inline int disable_kprobe(struct kprobe *kp)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline int enable_kprobe(struct kprobe *kp)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline bool within_kprobe_blacklist(unsigned long addr)
 {
 	return true;
 }
+
 static inline void kprobe_flush_task(struct task_struct *tk) { }
+
 static inline void kprobe_free_init_mem(void) { }
+
 static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 				     char *type, char *sym)
 {
 	return -ERANGE;
 }
+
 static inline bool is_kprobe_insn_slot(unsigned long addr)
 {
 	return false;
 }
+
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 {
 	return false;
 }
+
 static inline void wait_for_kprobe_optimizer(void) { }
 #endif /* CONFIG_KPROBES */
 

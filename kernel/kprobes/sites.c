@@ -12,6 +12,7 @@
 
 #include "internal.h"
 
+/* See internal.h for what these protect. */
 DEFINE_MUTEX(kprobe_mutex);
 LIST_HEAD(kprobe_sites);
 

@@ -95,7 +95,7 @@ void kprobe_slot_free(kprobe_opcode_t *slot)
 		sp->used--;
 		return;
 	}
-	WARN(1, "kprobes: freeing %px, which is no slot\n", slot);
+	WARN(1, "kprobes: freeing %p, which is no slot\n", slot);
 }
 
 /**

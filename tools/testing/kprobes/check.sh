@@ -11,7 +11,8 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
 src=$BUILD/src
 T=$top/tools/testing/kprobes
-log=$BUILD/check.log
+obj=${OBJ:-$BUILD/obj}
+log=$obj/check.log
 
 echo "check: booting the test kernel (console in $log)"
 start=$(date +%s)
@@ -19,14 +20,14 @@ start=$(date +%s)
 echo "check: the guest ran for $(( $(date +%s) - start ))s"
 
 # The boot-time KUnit document, and the selftests' document after /init.
-sed '/Run \/init as init process/,$d' "$log" > "$BUILD/check-kunit.log"
-sed -n '/Run \/init as init process/,$p' "$log" > "$BUILD/check-selftests.log"
+sed '/Run \/init as init process/,$d' "$log" > "$obj/check-kunit.log"
+sed -n '/Run \/init as init process/,$p' "$log" > "$obj/check-selftests.log"
 
 problems=()
 for part in kunit selftests; do
-	out=$BUILD/check-$part.parsed
+	out=$obj/check-$part.parsed
 	if python3 "$src/tools/testing/kunit/kunit.py" parse \
-		"$BUILD/check-$part.log" > "$out" 2>&1; then
+		"$obj/check-$part.log" > "$out" 2>&1; then
 		echo "check: kunit.py parse ($part): $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')"
 	else
 		problems+=(--problem "kunit.py parse ($part) failed: $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')")

@@ -15,32 +15,10 @@
 #include <linux/vmalloc.h>
 #include <asm/trapnr.h>
 
-/* The targets; see kprobes_kunit_targets.S. */
-long kpt_data;
-long kpt_args(long a, long b, long c);
-long kpt_post(void);
-long kpt_rip_load(void);
-long kpt_helper(void);
-long kpt_rel_call(void);
-long kpt_rel_jmp(long x);
-long kpt_jcc(long x);
-long kpt_jcc32(long x);
-long kpt_ret(void);
-long kpt_push_pop(long x);
-long kpt_call_reg(long (*fn)(void));
-long kpt_call_mem(long (**fnp)(void));
-unsigned long kpt_pushf(void);
-long kpt_fault_load(long *p);
+#include "kprobes_kunit.h"
 
-/* Indices into kpt_points[], in the order of the .S file. */
-enum {
-	KPT_POST, KPT_POST_NEXT, KPT_RIP, KPT_CALL, KPT_JMP, KPT_JCC,
-	KPT_JCC32, KPT_RET, KPT_PUSH, KPT_LEA, KPT_POP, KPT_CALLR, KPT_CALLM,
-	KPT_PUSHF, KPT_LOAD, KPT_LOAD_DONE,
-};
-extern const struct {
-	unsigned long fn, offset;
-} kpt_points[];
+/* Set up for every case; kpt_rip_load() returns it. */
+long kpt_data;
 
 #define ADDR(i)		(kpt_points[i].fn + kpt_points[i].offset)
 #define POINT(i)	((kprobe_opcode_t *)ADDR(i))
@@ -293,7 +271,7 @@ static void expect_refused(struct kunit *test, struct kprobe *kp, int err,
 {
 	void *addr_before = kp->addr;
 
-	KUNIT_EXPECT_EQ_MSG(test, register_kprobe(kp), err, "%s%s%px",
+	KUNIT_EXPECT_EQ_MSG(test, register_kprobe(kp), err, "%s%s%p",
 			    kp->symbol_name ?: "", kp->symbol_name ? " " : "",
 			    kp->addr);
 	KUNIT_EXPECT_PTR_EQ(test, kp->addr, addr_before);

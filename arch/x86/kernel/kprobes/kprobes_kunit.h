@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The functions of kprobes_kunit_targets.S, for the KUnit suite.
+ */
+#ifndef _X86_KPROBES_KUNIT_H
+#define _X86_KPROBES_KUNIT_H
+
+/* The targets; see kprobes_kunit_targets.S. */
+extern long kpt_data;
+long kpt_args(long a, long b, long c);
+long kpt_post(void);
+long kpt_rip_load(void);
+long kpt_helper(void);
+long kpt_rel_call(void);
+long kpt_rel_jmp(long x);
+long kpt_jcc(long x);
+long kpt_jcc32(long x);
+long kpt_ret(void);
+long kpt_push_pop(long x);
+long kpt_call_reg(long (*fn)(void));
+long kpt_call_mem(long (**fnp)(void));
+unsigned long kpt_pushf(void);
+long kpt_fault_load(long *p);
+
+/* Indices into kpt_points[], in the order of the .S file. */
+enum {
+	KPT_POST, KPT_POST_NEXT, KPT_RIP, KPT_CALL, KPT_JMP, KPT_JCC,
+	KPT_JCC32, KPT_RET, KPT_PUSH, KPT_LEA, KPT_POP, KPT_CALLR, KPT_CALLM,
+	KPT_PUSHF, KPT_LOAD, KPT_LOAD_DONE,
+};
+extern const struct kpt_point {
+	unsigned long fn, offset;
+} kpt_points[];
+
+#endif /* _X86_KPROBES_KUNIT_H */
