@@ -7,6 +7,7 @@
 #   make check         boot and run every test suite; last line "N passed, N failed"
 #   make shell         boot into an interactive shell
 #   make patches       write the patch series to build/patches/
+#   make bench         the benchmark on our kernel and on pristine upstream
 #   DEBUG=1            build and test the lockdep kernel (build/obj-debug)
 
 T := tools/testing/kprobes
@@ -18,7 +19,7 @@ export OBJ := $(BUILD)/obj-debug
 export EXTRA_CONFIGS := $(CURDIR)/configs/debug.config
 endif
 
-.PHONY: all demo check shell patches setup assemble build clean
+.PHONY: all demo check shell patches bench setup assemble build clean
 
 all: demo
 
@@ -42,6 +43,9 @@ shell: build
 
 patches: assemble
 	@$(T)/patches.sh
+
+bench: assemble
+	@$(T)/bench.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -57,6 +57,7 @@ struct kprobe_site *__kprobes kprobe_site_lookup(kprobe_opcode_t *addr)
 	}
 	return NULL;
 }
+EXPORT_SYMBOL_GPL(kprobe_site_lookup);
 
 /* The site @p is registered at, or NULL when @p is not registered. */
 struct kprobe_site *kprobe_site_of(struct kprobe *p)

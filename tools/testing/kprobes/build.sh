@@ -3,15 +3,21 @@
 #
 # Configure (only when the fragments changed) and build the assembled tree:
 # the kernel, the in-tree modules (samples), and the selftests' modules.
-#   BUILD  build folder (default: build/)
-#   OBJ    output folder of this kernel (default: $BUILD/obj)
+#   BUILD    build folder (default: build/)
+#   SRC      the tree to build (default: $BUILD/src)
+#   OBJ      output folder of this kernel (default: $BUILD/obj)
+#   CONFIGS  fragments of configs/ on top of tinyconfig (default: test kunit)
+#   EXTRA_CONFIGS  more fragment files
+#   MODSRC   external modules to build (default: the selftests' modules)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
 src=${SRC:-$BUILD/src}
 obj=${OBJ:-$BUILD/obj}
-frags="$top/configs/test.config ${EXTRA_CONFIGS:-}"
+frags=
+for c in ${CONFIGS:-test kunit}; do frags="$frags $top/configs/$c.config"; done
+frags="$frags ${EXTRA_CONFIGS:-}"
 kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 "$@"; }
 
 mkdir -p "$obj"
@@ -37,7 +43,7 @@ fi
 
 echo "build: kernel in $obj"
 kmake -j"$(nproc)" bzImage modules
-kst=$src/tools/testing/selftests/kprobes/test_modules
+kst=${MODSRC:-$src/tools/testing/selftests/kprobes/test_modules}
 if [ -d "$kst" ]; then
 	kmake -j"$(nproc)" M="$kst" modules
 fi

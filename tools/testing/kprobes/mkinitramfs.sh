@@ -4,6 +4,8 @@
 # Pack the test initramfs: static busybox, /init, the samples' and the
 # selftests' modules, and the selftest scripts with kselftest's KTAP helpers.
 #   mkinitramfs.sh <output.cpio>
+#   SCRIPTS  where the selftest scripts are (default: the assembled tree's)
+#   MODSRC   another folder to take modules from
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -17,8 +19,13 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,lib/modules/kprobes,kselftest/kprobes}
 cp /bin/busybox "$root/bin/busybox"
 install -m 755 "$top/tools/testing/kprobes/init" "$root/init"
-find "$obj/samples/kprobes" "$src/tools/testing/selftests/kprobes" \
+scripts=${SCRIPTS:-$src/tools/testing/selftests/kprobes}
+find "$obj/samples/kprobes" "$scripts" ${MODSRC:-} \
 	-name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
-cp "$src"/tools/testing/selftests/kprobes/*.sh "$root/kselftest/kprobes/"
+cp "$scripts"/*.sh "$root/kselftest/kprobes/"
 cp "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/kselftest/kprobes/"
+# Extra files: EXTRA_FILES="host-path:initramfs-path ..."
+for pair in ${EXTRA_FILES:-}; do
+	cp "${pair%%:*}" "$root/${pair#*:}"
+done
 (cd "$root" && find . | cpio -o -H newc --quiet) > "$out"

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: the same benchmark module on our kernel and on pristine
+# upstream, both built from the pinned base with configs/test.config, each
+# in its own build folder (incremental).  Both boot under QEMU TCG with
+# -icount shift=0,sleep=off: the guest clock advances one nanosecond per
+# guest instruction, so every figure is an instruction count and repeats.
+#
+# Phase 1 (no icount): each kernel reports which candidate functions it can
+# probe; the first 1,000 that both accept are the registration list.
+# Phase 2 (icount): every case on each kernel.  The table goes to stdout,
+# CSV and JSON to build/bench/.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+BUILD=${BUILD:-$top/build}
+T=$top/tools/testing/kprobes
+out=$BUILD/bench
+src=$BUILD/src
+upsrc=$BUILD/src-upstream
+mkdir -p "$out"
+
+# The pristine tree: a work tree of the "base" commit, made once.
+if [ ! -d "$upsrc/.git" ] && [ ! -f "$upsrc/.git" ]; then
+	echo "bench: checking out the pristine base in $upsrc"
+	git -C "$src" worktree add -q --detach "$upsrc" base
+fi
+
+# kernel <name>: the environment that builds and boots one of the two.
+kernel_env() {
+	case "$1" in
+	ours)     echo "SRC=$src OBJ=$BUILD/obj-bench MODSRC=$BUILD/bench-mod-ours" ;;
+	upstream) echo "SRC=$upsrc OBJ=$BUILD/obj-upstream MODSRC=$BUILD/bench-mod-upstream" ;;
+	esac
+}
+
+for k in ours upstream; do
+	mod=$BUILD/bench-mod-$k
+	mkdir -p "$mod"
+	# Copy only when changed, so the module build stays incremental.
+	rsync -c -q "$top"/tools/testing/selftests/kprobes/test_modules/{Makefile,*.c} "$mod/"
+	echo "bench: building the $k kernel"
+	env $(kernel_env $k) CONFIGS=test "$T/build.sh" | grep -v '^  ' || true
+	[ -f "$BUILD/obj-$( [ $k = ours ] && echo bench || echo upstream)/arch/x86/boot/bzImage" ] ||
+		{ echo "bench: the $k kernel did not build" >&2; exit 1; }
+done
+
+boot() {	# boot <kernel> <mode> <log>
+	env $(kernel_env "$1") SCRIPTS="$top/tools/testing/selftests/kprobes" \
+		EXTRA_FILES="$out/syms:kselftest/kprobes/bench-syms" \
+		"$T/run.sh" "$2" "$3" > /dev/null
+}
+
+echo "bench: phase 1, which functions each kernel can probe"
+: > "$out/syms"
+for k in ours upstream; do
+	boot $k bench-accept "$out/accept-$k.log"
+	sed -n '/^kpbench-accept-begin/,/^kpbench-accept-end/p' "$out/accept-$k.log" |
+		grep -v '^kpbench-accept' | tr -d '\r' | sort > "$out/accept-$k"
+	echo "bench: $k accepts $(wc -l < "$out/accept-$k") candidates"
+done
+comm -12 "$out/accept-ours" "$out/accept-upstream" | head -n 1000 > "$out/syms"
+echo "bench: $(wc -l < "$out/syms") functions accepted by both form the registration list"
+
+echo "bench: phase 2, every case under -icount shift=0,sleep=off"
+for k in ours upstream; do
+	QEMU_EXTRA="-icount shift=0,sleep=off" boot $k bench "$out/run-$k.log"
+	sed -n '/^kpbench-begin/,/^kpbench-end/p' "$out/run-$k.log" |
+		grep -v '^kpbench-' | tr -d '\r' > "$out/results-$k"
+done
+
+python3 "$T/bench_table.py" "$out/results-upstream" "$out/results-ours" "$out"

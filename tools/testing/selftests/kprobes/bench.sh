@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of the Kprobes benchmark (make bench) and of its smoke test.
+#   bench.sh candidates <out>        function names worth trying, sorted
+#   bench.sh accept <in> <out>       those of them this kernel can probe
+#   bench.sh run <syms> [hits]       every case, as "kpbench:" lines
+# Only API that upstream 6.12 has is used, so it runs on both kernels.
+
+MODDIR=${KPROBES_MODDIR:-/lib/modules/kprobes}
+OPT=/proc/sys/debug/kprobes-optimization
+MOD=$MODDIR/kprobes_bench.ko
+
+# bench <module args...>: load, collect the kpbench lines, unload.
+bench() {
+	dmesg -c > /dev/null
+	insmod "$MOD" "$@" || return 1
+	rmmod kprobes_bench
+	dmesg | sed -n 's/.*kpbench: //p'
+}
+
+case "$1" in
+candidates)
+	# Core kernel functions, minus the machinery a probe hit or a
+	# registration runs through itself: the same list on both kernels.
+	grep ' [tT] ' /proc/kallsyms | grep -v '\[' | cut -d' ' -f3 |
+		grep -v '\.' |
+		grep -Ev 'kprobe|int3|text_poke|poke|rcu|sched|lock|irq|nmi|entry|idle|tick|timer|clock|cpu|apic|mce|trace|printk|console|serial|uart|tty|mutex|preempt|switch|fault|exc_|context|sync|flush|tlb|smp|time|tsc|native|paravirt|x86|sys_|mm_|mem|page|alloc|free|cache|slab|kmalloc|vmalloc|execmem|insn|jump_label|static_call|ftrace|debug|stack|unwind|orc|kallsyms|module|dump|panic|oops|die|bug|warn|notifier|signal|wake|task|thread|work|queue|kthread|pid|user|copy|strn|str|^__' |
+		sort -u > "$2"
+	;;
+accept)
+	bench cases=accept syms="$2" nsyms=100000 |
+		sed -n 's/^accept //p' > "$3"
+	;;
+run)
+	syms=$2
+	hits=${3:-100000}
+	[ -e $OPT ] && echo 1 > $OPT
+	bench cases=opt,post,two,kretprobe,jprobe,optwait,register,batch \
+		syms="$syms" hits="$hits"
+	[ -e $OPT ] && echo 0 > $OPT
+	bench cases=int3,kretprobe_int3 hits="$hits"
+	[ -e $OPT ] && echo 1 > $OPT
+	;;
+*)
+	echo "usage: $0 candidates|accept|run ..." >&2
+	exit 2
+	;;
+esac

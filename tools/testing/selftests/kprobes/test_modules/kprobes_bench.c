@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kprobes benchmark: the cost of a probe hit, and of registering and
+ * unregistering many probes.  Uses only API that upstream 6.12 has too, so
+ * the same source builds against both kernels; `make bench` compares them.
+ *
+ * Time is read with ktime_get_ns().  Under QEMU's -icount shift=0 the guest
+ * clock advances one nanosecond per guest instruction, so a "ns" here is an
+ * instruction count and the figures are deterministic.  What icount does
+ * not count is the processor's own cost of taking a trap; the number of
+ * traps per hit is printed beside each per-hit figure for that reason.
+ *
+ * Output, one line per case, to the kernel log:
+ *   kpbench: <case> <value> <unit> [traps=<n>] [note]
+ *   kpbench: <case> n/a <why>
+ *
+ * Parameters:
+ *   cases   comma-separated list of cases to run (see bench_cases[])
+ *   hits    calls per per-hit measurement
+ *   syms    file with one function name per line, for the registration
+ *           cases and for "accept" (which prints the names it can probe)
+ *   nsyms   how many names of it to use
+ */
+#include <linux/kernel_read_file.h>
+#include <linux/kprobes.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/delay.h>
+#include <linux/vmalloc.h>
+
+static char *cases = "opt,post,two,kretprobe,jprobe,optwait,register,batch";
+module_param(cases, charp, 0444);
+static unsigned long hits = 100000;
+module_param(hits, ulong, 0444);
+static char *syms = "/tmp/kpbench-syms";
+module_param(syms, charp, 0444);
+static unsigned int nsyms = 1000;
+module_param(nsyms, uint, 0444);
+
+/* The probed function: exported, small, deterministic, rarely called. */
+#define TARGET		"int_sqrt"
+static unsigned long sink;
+
+static int nop_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static void nop_post(struct kprobe *p, struct pt_regs *regs,
+		     unsigned long flags)
+{
+}
+
+/* Guest ns (instructions under icount) for @n calls, interrupts off. */
+static u64 time_calls(unsigned long n)
+{
+	unsigned long flags, i;
+	u64 t0, t1;
+
+	local_irq_save(flags);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		sink += int_sqrt(i & 0xff);
+	t1 = ktime_get_ns();
+	local_irq_restore(flags);
+	return t1 - t0;
+}
+
+/* Extra guest ns per call over the unprobed function, in tenths. */
+static long extra_per_hit(u64 base)
+{
+	u64 t = time_calls(hits);
+
+	return (long)div64_s64((s64)(t - base) * 10, hits);
+}
+
+/* Wait for the optimizer to settle on @p: its flag, or 2 s. */
+static bool wait_optimized(struct kprobe *p, u64 *ns)
+{
+	u64 t0 = ktime_get_ns();
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (kprobe_optimized(p)) {
+			if (ns)
+				*ns = ktime_get_ns() - t0;
+			return true;
+		}
+		usleep_range(1000, 1000);
+	}
+	return false;
+}
+
+/*
+ * Traps taken per hit, from what each implementation documents: none when
+ * optimized; otherwise one when the instruction is emulated (or boosted),
+ * two when it runs out of line and traps back.
+ */
+static int traps_per_hit(struct kprobe *p)
+{
+	if (kprobe_optimized(p))
+		return 0;
+#ifdef KPROBE_SLOT_SIZE		/* ours: the copy lives in the site */
+	{
+		struct kprobe_site *site = kprobe_site_lookup(p->addr);
+
+		return site && !site->ainsn.insn ? 1 : 2;
+	}
+#else				/* upstream: no boost on preemptible kernels */
+	return p->ainsn.emulate_op ? 1 : 2;
+#endif
+}
+
+static void report_hit(const char *name, long tenths, int traps,
+		       const char *note)
+{
+	pr_info("kpbench: %s %ld.%ld ns traps=%d %s\n", name, tenths / 10,
+		abs(tenths % 10), traps, note);
+}
+
+static u64 baseline(void)
+{
+	time_calls(hits / 10 + 1);	/* warm up */
+	return time_calls(hits);
+}
+
+static void bench_kprobe(const char *name, bool post, bool two)
+{
+	struct kprobe a = { .symbol_name = TARGET, .pre_handler = nop_pre };
+	struct kprobe b = { .symbol_name = TARGET, .pre_handler = nop_pre };
+	u64 base = baseline(), opt_ns = 0;
+	bool opt;
+	int ret;
+
+	if (post)
+		a.post_handler = nop_post;
+	ret = register_kprobe(&a);
+	if (!ret && two)
+		ret = register_kprobe(&b);
+	if (ret) {
+		pr_info("kpbench: %s n/a register failed (%d)\n", name, ret);
+		if (two)
+			unregister_kprobe(&a);
+		return;
+	}
+	opt = !post && wait_optimized(&a, &opt_ns);
+	report_hit(name, extra_per_hit(base), traps_per_hit(&a),
+		   opt ? "optimized" : "");
+	if (two)
+		unregister_kprobe(&b);
+	unregister_kprobe(&a);
+}
+
+static void bench_time_to_optimized(void)
+{
+	struct kprobe a = { .symbol_name = TARGET, .pre_handler = nop_pre };
+	u64 ns;
+
+	if (register_kprobe(&a)) {
+		pr_info("kpbench: time_to_optimized n/a register failed\n");
+		return;
+	}
+	if (wait_optimized(&a, &ns))
+		pr_info("kpbench: time_to_optimized %llu ns\n", ns);
+	else
+		pr_info("kpbench: time_to_optimized n/a never optimized\n");
+	unregister_kprobe(&a);
+}
+
+#ifdef CONFIG_KRETPROBES
+static int nop_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static void bench_kretprobe(const char *name)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = TARGET,
+		.handler = nop_ret,
+		.maxactive = 4,
+	};
+	u64 base = baseline();
+	bool opt;
+	int ret = register_kretprobe(&rp);
+
+	if (ret) {
+		pr_info("kpbench: %s n/a register failed (%d)\n", name, ret);
+		return;
+	}
+	opt = wait_optimized(&rp.kp, NULL);
+	report_hit(name, extra_per_hit(base), traps_per_hit(&rp.kp),
+		   opt ? "optimized" : "");
+	unregister_kretprobe(&rp);
+}
+#else
+static void bench_kretprobe(const char *name)
+{
+	pr_info("kpbench: %s n/a no kretprobes in this kernel\n", name);
+}
+#endif
+
+static void bench_jprobe(void)
+{
+	pr_info("kpbench: jprobe n/a no jprobes in this kernel\n");
+}
+
+/* The names in @syms, at most @nsyms of them, as probes. */
+static struct kprobe *load_symbols(int *num, char **bufp)
+{
+	struct kprobe *kps;
+	void *buf = NULL;
+	ssize_t len;
+	char *s, *line;
+	int n = 0;
+
+	len = kernel_read_file_from_path(syms, 0, &buf, INT_MAX, NULL,
+					 READING_UNKNOWN);
+	if (len < 0)
+		return ERR_PTR(len);
+	kps = vcalloc(nsyms, sizeof(*kps));
+	if (!kps) {
+		vfree(buf);
+		return ERR_PTR(-ENOMEM);
+	}
+	s = buf;
+	s[len - 1] = '\0';
+	while (n < nsyms && (line = strsep(&s, "\n")) != NULL) {
+		if (!*line)
+			continue;
+		kps[n].symbol_name = line;
+		kps[n].pre_handler = nop_pre;
+		n++;
+	}
+	*num = n;
+	*bufp = buf;
+	return kps;
+}
+
+static void reset_probes(struct kprobe *kps, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		kps[i].addr = NULL;
+		kps[i].flags = 0;
+	}
+}
+
+/* Print the names that register (and unregister) cleanly. */
+static void bench_accept(void)
+{
+	struct kprobe *kps;
+	char *buf;
+	int i, n;
+
+	kps = load_symbols(&n, &buf);
+	if (IS_ERR(kps)) {
+		pr_info("kpbench: accept n/a cannot read %s\n", syms);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (register_kprobe(&kps[i]))
+			continue;
+		unregister_kprobe(&kps[i]);
+		pr_info("kpbench: accept %s\n", kps[i].symbol_name);
+	}
+	vfree(kps);
+	vfree(buf);
+}
+
+static void bench_register(bool batch)
+{
+	struct kprobe **ptrs;
+	struct kprobe *kps;
+	u64 t0, t_reg, t_unreg;
+	int i, n, ret = 0;
+	char *buf;
+
+	kps = load_symbols(&n, &buf);
+	if (IS_ERR(kps)) {
+		pr_info("kpbench: register n/a cannot read %s\n", syms);
+		return;
+	}
+	ptrs = vcalloc(n, sizeof(*ptrs));
+	for (i = 0; ptrs && i < n; i++)
+		ptrs[i] = &kps[i];
+	reset_probes(kps, n);
+
+	t0 = ktime_get_ns();
+	if (!ptrs) {
+		ret = -ENOMEM;
+	} else if (batch) {
+		ret = register_kprobes(ptrs, n);
+	} else {
+		for (i = 0; i < n && !ret; i++)
+			ret = register_kprobe(&kps[i]);
+		if (ret) {
+			pr_info("kpbench: register: %s failed (%d)\n",
+				kps[i - 1].symbol_name, ret);
+			unregister_kprobes(ptrs, i - 1);
+		}
+	}
+	t_reg = ktime_get_ns() - t0;
+	if (ret) {
+		pr_info("kpbench: %s n/a registration failed (%d)\n",
+			batch ? "batch" : "register", ret);
+		goto out;
+	}
+
+	t0 = ktime_get_ns();
+	if (batch) {
+		unregister_kprobes(ptrs, n);
+	} else {
+		for (i = 0; i < n; i++)
+			unregister_kprobe(&kps[i]);
+	}
+	t_unreg = ktime_get_ns() - t0;
+
+	pr_info("kpbench: %s_register_%d %llu ns\n",
+		batch ? "batch" : "single", n, t_reg);
+	pr_info("kpbench: %s_unregister_%d %llu ns\n",
+		batch ? "batch" : "single", n, t_unreg);
+out:
+	vfree(ptrs);
+	vfree(kps);
+	vfree(buf);
+}
+
+static void run_case(const char *c)
+{
+	if (!strcmp(c, "opt"))
+		bench_kprobe("kprobe", false, false);
+	else if (!strcmp(c, "int3"))
+		bench_kprobe("kprobe_int3", false, false);
+	else if (!strcmp(c, "post"))
+		bench_kprobe("kprobe_post", true, false);
+	else if (!strcmp(c, "two"))
+		bench_kprobe("two_kprobes", false, true);
+	else if (!strcmp(c, "kretprobe"))
+		bench_kretprobe("kretprobe");
+	else if (!strcmp(c, "kretprobe_int3"))
+		bench_kretprobe("kretprobe_int3");
+	else if (!strcmp(c, "jprobe"))
+		bench_jprobe();
+	else if (!strcmp(c, "optwait"))
+		bench_time_to_optimized();
+	else if (!strcmp(c, "register"))
+		bench_register(false);
+	else if (!strcmp(c, "batch"))
+		bench_register(true);
+	else if (!strcmp(c, "accept"))
+		bench_accept();
+	else
+		pr_info("kpbench: %s n/a unknown case\n", c);
+}
+
+static int __init kprobes_bench_init(void)
+{
+	char *list = kstrdup(cases, GFP_KERNEL), *s = list, *c;
+
+	if (!list)
+		return -ENOMEM;
+	while ((c = strsep(&s, ",")) != NULL)
+		if (*c)
+			run_case(c);
+	kfree(list);
+	pr_info("kpbench: done\n");
+	return 0;
+}
+
+static void __exit kprobes_bench_exit(void)
+{
+}
+
+module_init(kprobes_bench_init);
+module_exit(kprobes_bench_exit);
+MODULE_DESCRIPTION("Kprobes benchmark: probe hits and registration");
+MODULE_LICENSE("GPL");
