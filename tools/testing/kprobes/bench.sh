@@ -30,16 +30,13 @@ fi
 # kernel <name>: the environment that builds and boots one of the two.
 kernel_env() {
 	case "$1" in
-	ours)     echo "SRC=$src OBJ=$BUILD/obj-bench MODSRC=$BUILD/bench-mod-ours" ;;
-	upstream) echo "SRC=$upsrc OBJ=$BUILD/obj-upstream MODSRC=$BUILD/bench-mod-upstream" ;;
+	ours)     echo "SRC=$src OBJ=$BUILD/obj-bench MODSRC=$mods" ;;
+	upstream) echo "SRC=$upsrc OBJ=$BUILD/obj-upstream MODSRC=$mods" ;;
 	esac
 }
 
+mods=$top/tools/testing/selftests/kprobes/test_modules
 for k in ours upstream; do
-	mod=$BUILD/bench-mod-$k
-	mkdir -p "$mod"
-	# Copy only when changed, so the module build stays incremental.
-	rsync -c -q "$top"/tools/testing/selftests/kprobes/test_modules/{Makefile,*.c} "$mod/"
 	echo "bench: building the $k kernel"
 	env $(kernel_env $k) CONFIGS=test "$T/build.sh" | grep -v '^  ' || true
 	[ -f "$BUILD/obj-$( [ $k = ours ] && echo bench || echo upstream)/arch/x86/boot/bzImage" ] ||

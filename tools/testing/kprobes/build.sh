@@ -43,7 +43,11 @@ fi
 
 echo "build: kernel in $obj"
 kmake -j"$(nproc)" bzImage modules
+# The selftests' modules, built in a copy per kernel so that two kernels
+# never share objects (rsync -c keeps unchanged files' times).
 kst=${MODSRC:-$src/tools/testing/selftests/kprobes/test_modules}
 if [ -d "$kst" ]; then
-	kmake -j"$(nproc)" M="$kst" modules
+	mkdir -p "$obj/selftest-modules"
+	rsync -rc "$kst/" "$obj/selftest-modules/"
+	kmake -j"$(nproc)" M="$obj/selftest-modules" modules
 fi

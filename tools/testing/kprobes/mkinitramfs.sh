@@ -5,7 +5,6 @@
 # selftests' modules, and the selftest scripts with kselftest's KTAP helpers.
 #   mkinitramfs.sh <output.cpio>
 #   SCRIPTS  where the selftest scripts are (default: the assembled tree's)
-#   MODSRC   another folder to take modules from
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -20,7 +19,7 @@ mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,lib/modules/kprobes,kselftest/kp
 cp /bin/busybox "$root/bin/busybox"
 install -m 755 "$top/tools/testing/kprobes/init" "$root/init"
 scripts=${SCRIPTS:-$src/tools/testing/selftests/kprobes}
-find "$obj/samples/kprobes" "$scripts" ${MODSRC:-} \
+find "$obj/samples/kprobes" "$obj/selftest-modules" \
 	-name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
 cp "$scripts"/*.sh "$root/kselftest/kprobes/"
 cp "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/kselftest/kprobes/"
