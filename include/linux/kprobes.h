@@ -116,6 +116,55 @@ static inline bool kprobe_ftrace(struct kprobe *p)
 	return p->flags & KPROBE_FLAG_FTRACE;
 }
 
+/*
+ * A return probe: a kprobe at a function's entry that, on each call, takes
+ * an instance from a pool, records the real return address in it, and
+ * points the return address at a trampoline.  When the function returns
+ * there, ->handler runs and the CPU goes on to the real return address.
+ */
+struct kretprobe_holder {
+	struct kretprobe	*rp;	/* NULL once unregistered (RCU) */
+	struct objpool_head	pool;	/* the instances */
+};
+
+struct kretprobe {
+	struct kprobe kp;		/* at the function's entry */
+	kretprobe_handler_t handler;	/* at the function's return */
+	kretprobe_handler_t entry_handler; /* at entry; non-zero: skip this call */
+	int maxactive;			/* instances; 0 picks a default */
+	int nmissed;			/* calls missed for want of an instance */
+	size_t data_size;		/* bytes of ri->data per instance */
+	struct kretprobe_holder *rph;
+};
+
+#define KRETPROBE_MAX_DATA_SIZE	4096
+
+/* One call in flight of a function with a return probe. */
+struct kretprobe_instance {
+	struct llist_node llist;	/* in task->kretprobe_instances */
+	struct kretprobe_holder *rph;
+	struct kretprobe *rp;		/* valid while the handlers run */
+	struct task_struct *task;	/* the task that made the call */
+	kprobe_opcode_t *ret_addr;	/* the real return address */
+	void *fp;			/* where it is kept on the stack */
+	char data[];			/* rp->data_size bytes for the handlers */
+};
+
+struct kretprobe_blackpoint {
+	const char *name;
+	void *addr;
+};
+
+/*
+ * A jump probe: at a function's entry, ->entry runs with the function's
+ * own arguments (same prototype), ends with jprobe_return(), and then the
+ * function runs as if nothing had happened.
+ */
+struct jprobe {
+	struct kprobe kp;
+	void *entry;
+};
+
 /* One entry of the blacklist: a range of text that is never probed. */
 struct kprobe_blacklist_entry {
 	struct list_head list;
@@ -188,8 +237,56 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym);
 bool is_kprobe_insn_slot(unsigned long addr);
 
-/* Return probes come with their own trampoline; not in this build yet. */
-static inline void kprobe_flush_task(struct task_struct *tk) { }
+int register_kretprobe(struct kretprobe *rp);
+void unregister_kretprobe(struct kretprobe *rp);
+int register_kretprobes(struct kretprobe **rps, int num);
+void unregister_kretprobes(struct kretprobe **rps, int num);
+
+static inline int disable_kretprobe(struct kretprobe *rp)
+{
+	return disable_kprobe(&rp->kp);
+}
+
+static inline int enable_kretprobe(struct kretprobe *rp)
+{
+	return enable_kprobe(&rp->kp);
+}
+
+/* The kretprobe of an instance, or NULL once it is unregistered. */
+static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	return READ_ONCE(ri->rph->rp);
+}
+
+static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	return (unsigned long)ri->ret_addr;
+}
+
+void kprobe_flush_task(struct task_struct *tk);
+void arch_prepare_kretprobe(struct kretprobe_instance *ri,
+			    struct pt_regs *regs);
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+					   void *frame_pointer);
+bool is_kretprobe_trampoline(unsigned long addr);
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur);
+
+int register_jprobe(struct jprobe *p);
+void unregister_jprobe(struct jprobe *p);
+int register_jprobes(struct jprobe **jps, int num);
+void unregister_jprobes(struct jprobe **jps, int num);
+void jprobe_return(void);
+
+static inline int disable_jprobe(struct jprobe *jp)
+{
+	return disable_kprobe(&jp->kp);
+}
+
+static inline int enable_jprobe(struct jprobe *jp)
+{
+	return enable_kprobe(&jp->kp);
+}
 
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 {
@@ -291,19 +388,19 @@ static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 }
 
 static inline void wait_for_kprobe_optimizer(void) { }
-#endif /* CONFIG_KPROBES */
 
-static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
+static inline bool is_kretprobe_trampoline(unsigned long addr)
 {
 	return false;
 }
 
-static nokprobe_inline
-unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
-				      struct llist_node **cur)
+static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+						    void *fp,
+						    struct llist_node **cur)
 {
 	return 0;
 }
+#endif /* CONFIG_KPROBES */
 
 /*
  * The page fault hook: true when a probe's fault_handler claimed the fault.

@@ -25,6 +25,10 @@ bool kprobe_site_has_enabled(struct kprobe_site *site);
 /* Every site, in registration order (struct kprobe_site.all); kprobe_mutex. */
 extern struct list_head kprobe_sites;
 
+/* Registration (register.c). */
+int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
+			bool *on_func_entry);
+
 /* The blacklist (blacklist.c). */
 int kprobe_blacklist_init(void);
 

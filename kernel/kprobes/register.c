@@ -40,7 +40,7 @@ kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
  * The address @p asks for: exactly one of ->addr and ->symbol_name, plus
  * ->offset, adjusted by the arch at a function's entry.
  */
-static int resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
+int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 			bool *on_func_entry)
 {
 	unsigned long addr, offset;
@@ -94,6 +94,16 @@ static struct kprobe_site *site_create(kprobe_opcode_t *addr)
 	return site;
 }
 
+static bool site_has_jprobe(struct kprobe_site *site)
+{
+	struct kprobe *q;
+
+	list_for_each_entry(q, &site->probes, list)
+		if (q->pre_handler == jprobe_setjmp)
+			return true;
+	return false;
+}
+
 /* Arm or disarm @site to match its probes; the caller syncs. */
 static void site_update_arming(struct kprobe_site *site)
 {
@@ -113,13 +123,15 @@ static int __register_kprobe(struct kprobe *p)
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
-	ret = resolve_addr(p, &addr, &on_func_entry);
+	ret = kprobe_resolve_addr(p, &addr, &on_func_entry);
 	if (ret)
 		return ret;
 
 	site = kprobe_site_lookup(addr);
 	if (site && kprobe_site_of(p) == site)
 		return -EINVAL;		/* already registered */
+	if (site && p->pre_handler == jprobe_setjmp && site_has_jprobe(site))
+		return -EBUSY;		/* one jprobe per function */
 	if (!site) {
 		ret = check_place(addr);
 		if (ret)
@@ -337,7 +349,7 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 	struct kprobe p = { .addr = addr, .symbol_name = sym, .offset = offset };
 	kprobe_opcode_t *where;
 	bool on_entry;
-	int ret = resolve_addr(&p, &where, &on_entry);
+	int ret = kprobe_resolve_addr(&p, &where, &on_entry);
 
 	if (ret)
 		return ret;

@@ -135,16 +135,25 @@ bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *p;
 
+	struct kprobe *jprobe = NULL;
+
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	list_for_each_entry_rcu(p, &site->probes, list) {
 		if (kprobe_disabled(p) || !p->pre_handler)
 			continue;
+		/* A jprobe leaves for its handler: the others go first. */
+		if (p->pre_handler == jprobe_setjmp) {
+			jprobe = p;
+			continue;
+		}
 		__this_cpu_write(current_kprobe, p);
 		if (p->pre_handler(p, regs)) {
 			reset_current_kprobe();
 			return true;
 		}
 	}
+	if (jprobe)
+		return jprobe_setjmp(jprobe, regs);
 	__this_cpu_write(current_kprobe,
 			 list_first_or_null_rcu(&site->probes, struct kprobe, list));
 	return false;

@@ -24,6 +24,9 @@ typedef u8 kprobe_opcode_t;
 
 #define BREAKPOINT_INSTRUCTION	0xcc
 
+/* Bytes of stack above the stack pointer a jprobe handler may change. */
+#define MAX_STACK_SIZE		64
+
 /* Size of one executable slot: the longest instruction and what follows. */
 #define KPROBE_SLOT_SIZE	32
 
@@ -71,6 +74,10 @@ struct kprobe_ctlblk {
 };
 
 int kprobe_int3_handler(struct pt_regs *regs);
+int jprobe_setjmp(struct kprobe *p, struct pt_regs *regs);
+bool jprobe_is_return_trap(kprobe_opcode_t *addr);
+struct kprobe_site *jprobe_longjmp(struct pt_regs *regs);
+__visible unsigned long kretprobe_trampoline_callback(struct pt_regs *regs);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 
 #endif /* CONFIG_KPROBES */

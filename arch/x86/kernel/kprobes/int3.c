@@ -222,6 +222,8 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 	kcb = get_kprobe_ctlblk();
 	if (at_end_of_top_step(kcb, addr))
 		return finish_step(kcb, regs);
+	if (jprobe_is_return_trap(addr))
+		return carry_out(kcb, jprobe_longjmp(regs), regs, true);
 
 	site = kprobe_site_lookup(addr);
 	if (!site) {

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86-64 part of jprobes: entering the handler with the probed function's
+ * arguments, and coming back.
+ *
+ * At the hit (the function's entry) the arguments are in the six argument
+ * registers and, beyond those, on the stack just above the return address.
+ * jprobe_setjmp() saves the registers and MAX_STACK_SIZE bytes of stack,
+ * and sends the CPU to the handler with everything else unchanged, so the
+ * handler, having the function's prototype, finds the same arguments.  It
+ * runs with interrupts off and as the CPU's current probe, so probes it
+ * hits are counted missed.  jprobe_return() traps back; jprobe_longjmp()
+ * puts back the saved registers and stack, and the probed instruction is
+ * carried out as for any kprobe.
+ */
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <asm/processor.h>
+
+/* One jprobe handler in flight per CPU: nested hits are missed. */
+struct jprobe_state {
+	struct pt_regs		regs;
+	struct kprobe_site	*site;
+	unsigned int		stack_len;
+	u8			stack[MAX_STACK_SIZE];
+};
+
+static DEFINE_PER_CPU(struct jprobe_state, jprobe_state);
+/* Read by jprobe_return(): the stack pointer at the hit. */
+DEFINE_PER_CPU(unsigned long, jprobe_entry_sp);
+
+extern const u8 jprobe_return_trap[];
+
+/**
+ * jprobe_setjmp() - the pre_handler of every jprobe
+ * @p: the jprobe's kprobe
+ * @regs: registers at the hit
+ *
+ * Return: 1, the CPU goes to the handler instead of the instruction.
+ */
+int __kprobes jprobe_setjmp(struct kprobe *p, struct pt_regs *regs)
+{
+	struct jprobe *jp = container_of(p, struct jprobe, kp);
+	struct jprobe_state *js = this_cpu_ptr(&jprobe_state);
+	unsigned long top = current_top_of_stack();
+
+	js->regs = *regs;
+	js->site = kprobe_site_lookup(p->addr);
+	js->stack_len = min_t(unsigned long, MAX_STACK_SIZE, top - regs->sp);
+	memcpy(js->stack, (void *)regs->sp, js->stack_len);
+	__this_cpu_write(jprobe_entry_sp, regs->sp);
+
+	/* The handler runs as this CPU's current probe, interrupts off. */
+	__this_cpu_write(current_kprobe, p);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)jp->entry;
+	return 1;
+}
+
+/* Is this int3 the one in jprobe_return()? */
+bool __kprobes jprobe_is_return_trap(kprobe_opcode_t *addr)
+{
+	return addr == jprobe_return_trap;
+}
+
+/**
+ * jprobe_longjmp() - the handler called jprobe_return()
+ * @regs: registers at that int3
+ *
+ * Restore the state of the hit and return the site, whose instruction the
+ * caller then carries out; the saved registers still have regs->ip just
+ * past the probe's int3, as at any hit.
+ */
+struct kprobe_site *__kprobes jprobe_longjmp(struct pt_regs *regs)
+{
+	struct jprobe_state *js = this_cpu_ptr(&jprobe_state);
+
+	*regs = js->regs;
+	memcpy((void *)regs->sp, js->stack, js->stack_len);
+	return js->site;
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86-64 part of kretprobes: hijacking the return address at a function's
+ * entry, and the C side of the return trampoline.
+ */
+#include <linux/kprobes.h>
+#include <asm/ptrace.h>
+#include <asm/segment.h>
+
+void __kretprobe_trampoline(void);
+
+/**
+ * is_kretprobe_trampoline() - is an address the return trampoline
+ * @addr: a code address, typically a return address found on a stack
+ */
+bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return addr == (unsigned long)__kretprobe_trampoline;
+}
+NOKPROBE_SYMBOL(is_kretprobe_trampoline);
+
+/*
+ * At the entry of the probed function the return address is on top of the
+ * stack: keep it in @ri and put the trampoline there.
+ */
+void __kprobes arch_prepare_kretprobe(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	unsigned long *slot = (unsigned long *)regs->sp;
+
+	ri->ret_addr = (kprobe_opcode_t *)*slot;
+	ri->fp = slot;
+	*slot = (unsigned long)__kretprobe_trampoline;
+}
+
+/*
+ * Called by the trampoline with the registers it saved; the return slot is
+ * just above them.  Make them look like the moment of the return (sp past
+ * the slot), run the handlers, return the real return address.
+ */
+__visible unsigned long __kprobes
+kretprobe_trampoline_callback(struct pt_regs *regs)
+{
+	unsigned long *slot = (unsigned long *)(regs + 1);
+
+	regs->cs = __KERNEL_CS;
+	regs->ss = __KERNEL_DS;
+	regs->sp = (unsigned long)(slot + 1);
+	regs->ip = (unsigned long)__kretprobe_trampoline;
+	regs->orig_ax = ~0UL;
+	return kretprobe_trampoline_handler(regs, slot);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The return trampoline of kretprobes.
+ *
+ * A probed function's return lands here instead of in its caller (the
+ * entry replaced the return address).  We put a return address back into
+ * the slot it came from -- first our own address, which the unwinder knows
+ * how to see through, then the real one -- build a struct pt_regs below it,
+ * and let kretprobe_trampoline_callback() run the handlers and tell us the
+ * real return address.  Reached by RET only, so no ENDBR.
+ */
+#include <linux/linkage.h>
+#include <linux/objtool.h>
+#include <asm/nospec-branch.h>
+#include <asm/unwind_hints.h>
+
+	.text
+SYM_CODE_START(__kretprobe_trampoline)
+	/* Reached by RET: no frame an unwinder could describe yet. */
+	UNWIND_HINT_UNDEFINED
+	ANNOTATE_NOENDBR
+	/* The slot the RET popped: now a return address the unwinder resolves. */
+	pushq	$__kretprobe_trampoline
+	UNWIND_HINT_FUNC
+
+	/* struct pt_regs, top down: ss, sp, flags, cs, ip, orig_ax, GPRs. */
+	pushq	$0			/* ss: filled in by the callback */
+	pushq	%rsp			/* sp: corrected by the callback */
+	pushfq
+	subq	$3*8, %rsp		/* cs, ip, orig_ax: the callback's */
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%rax
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	pushq	%rbx
+	pushq	%rbp
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+
+	movq	%rsp, %rdi
+	call	kretprobe_trampoline_callback
+	/* The real return address goes into the slot above pt_regs. */
+	movq	%rax, 21*8(%rsp)
+
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbp
+	popq	%rbx
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rax
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	/* orig_ax, ip, cs: nothing to restore; flags: restore; sp, ss: drop. */
+	addq	$3*8, %rsp
+	popfq
+	addq	$2*8, %rsp
+	ANNOTATE_UNRET_SAFE
+	ret
+	int3
+SYM_CODE_END(__kretprobe_trampoline)

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of return probes and jump probes: what the handlers see, how
+ * entries and returns pair up, the instance pool (maxactive, data_size,
+ * exhaustion, tasks that exit mid-call), and removal with calls in flight.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/ptrace.h>
+
+/* The probed functions: global and noinline, so that their names stay. */
+long kpr_square(long x);
+long kpr_fact(long n);
+long kpr_sleepy(long ms);
+long kpr_exit_inside(long do_exit_now);
+long kpr_eight(long a, long b, long c, long d, long e, long f, long g,
+	       long h);
+
+noinline long kpr_square(long x)
+{
+	return x * x;
+}
+
+/* Called through a volatile pointer so that the recursion stays one. */
+static long (*volatile kpr_fact_call)(long) = kpr_fact;
+
+noinline long kpr_fact(long n)
+{
+	return n <= 1 ? 1 : n * kpr_fact_call(n - 1);
+}
+
+noinline long kpr_sleepy(long ms)
+{
+	msleep(ms);
+	return ms + 1;
+}
+
+noinline long kpr_exit_inside(long do_exit_now)
+{
+	if (do_exit_now)
+		kthread_exit(0);	/* the call never returns */
+	return 7;
+}
+
+noinline long kpr_eight(long a, long b, long c, long d, long e, long f,
+			long g, long h)
+{
+	return a + b + c + d + e + f + g + h;
+}
+
+static struct {
+	int entries, returns;
+	long ret[8];		/* return values, in order of return */
+	long arg[8];		/* the argument each return was paired with */
+	long jargs[8];
+	int jcalls, kpre, kpost;
+} seen;
+
+static int kpr_init(struct kunit *test)
+{
+	memset(&seen, 0, sizeof(seen));
+	return 0;
+}
+
+/* Entry: keep the argument in the instance's private data. */
+static int keep_arg(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	*(long *)ri->data = regs->di;
+	seen.entries++;
+	return 0;
+}
+
+static int note_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (seen.returns < ARRAY_SIZE(seen.ret)) {
+		seen.ret[seen.returns] = regs_return_value(regs);
+		seen.arg[seen.returns] = *(long *)ri->data;
+	}
+	seen.returns++;
+	return 0;
+}
+
+static void return_value_seen(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_square",
+		.entry_handler = keep_arg,
+		.handler = note_return,
+		.data_size = sizeof(long),
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(12), 144L);
+	KUNIT_EXPECT_EQ(test, seen.returns, 1);
+	KUNIT_EXPECT_EQ(test, seen.ret[0], 144L);
+	KUNIT_EXPECT_EQ(test, seen.arg[0], 12L);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.returns, 1);
+}
+
+static void recursion_pairs_entries_and_returns(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_fact",
+		.entry_handler = keep_arg,
+		.handler = note_return,
+		.data_size = sizeof(long),
+		.maxactive = 8,
+	};
+	static const long fact[] = { 1, 1, 2, 6, 24, 120 };
+	int i;
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpr_fact(5), 120L);
+	KUNIT_EXPECT_EQ(test, seen.entries, 5);
+	KUNIT_ASSERT_EQ(test, seen.returns, 5);
+	/* Innermost first; each return sees its own call's data. */
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, seen.arg[i], (long)i + 1);
+		KUNIT_EXPECT_EQ(test, seen.ret[i], fact[i + 1]);
+	}
+	unregister_kretprobe(&rp);
+}
+
+static int skip_odd(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	seen.entries++;
+	return regs->di & 1;
+}
+
+static void entry_handler_can_skip(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_square",
+		.entry_handler = skip_odd,
+		.handler = note_return,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(1), 1L);
+	KUNIT_EXPECT_EQ(test, kpr_square(2), 4L);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.entries, 3);
+	KUNIT_EXPECT_EQ(test, seen.returns, 1);
+	KUNIT_EXPECT_EQ(test, seen.ret[0], 4L);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	unregister_kretprobe(&rp);
+}
+
+/* A thread that calls kpr_sleepy() once. */
+struct sleeper {
+	struct completion done;
+	long ms, ret;
+};
+
+static int sleeper_fn(void *arg)
+{
+	struct sleeper *s = arg;
+
+	s->ret = kpr_sleepy(s->ms);
+	complete(&s->done);
+	return 0;
+}
+
+static void start_sleeper(struct kunit *test, struct sleeper *s, long ms)
+{
+	init_completion(&s->done);
+	s->ms = ms;
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(sleeper_fn, s, "kpr-sleeper")));
+}
+
+static void maxactive_exhaustion_counted(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_sleepy",
+		.entry_handler = keep_arg,
+		.handler = note_return,
+		.data_size = sizeof(long),
+		.maxactive = 1,
+	};
+	struct sleeper s[3];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	for (i = 0; i < 3; i++)
+		start_sleeper(test, &s[i], 200);
+	for (i = 0; i < 3; i++) {
+		wait_for_completion(&s[i].done);
+		KUNIT_EXPECT_EQ(test, s[i].ret, 201L);
+	}
+	/* One instance: one call seen, the other two missed, entries too. */
+	KUNIT_EXPECT_EQ(test, seen.returns, 1);
+	KUNIT_EXPECT_EQ(test, seen.entries, 1);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 2);
+	unregister_kretprobe(&rp);
+}
+
+static int exiter_fn(void *arg)
+{
+	kpr_exit_inside(1);
+	return 0;
+}
+
+static void task_exit_returns_instance(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_exit_inside",
+		.handler = note_return,
+		.data_size = sizeof(long),
+		.maxactive = 1,
+	};
+	int tries;
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(exiter_fn, NULL, "kpr-exiter")));
+	/*
+	 * The only instance left with the dead thread.  It comes back when
+	 * the task is freed; until then a call is missed.
+	 */
+	for (tries = 0; tries < 100; tries++) {
+		msleep(20);
+		rcu_barrier();
+		rp.nmissed = 0;
+		if (kpr_exit_inside(0) == 7 && !rp.nmissed)
+			break;
+	}
+	KUNIT_EXPECT_LT(test, tries, 100);
+	KUNIT_EXPECT_EQ(test, seen.returns, 1);
+	KUNIT_EXPECT_EQ(test, seen.ret[0], 7L);
+	unregister_kretprobe(&rp);
+}
+
+static void unregister_with_calls_in_flight(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_sleepy",
+		.handler = note_return,
+		.data_size = sizeof(long),
+	};
+	struct sleeper s;
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	start_sleeper(test, &s, 300);
+	msleep(100);		/* the call is in flight */
+	unregister_kretprobe(&rp);
+	wait_for_completion(&s.done);
+	KUNIT_EXPECT_EQ(test, s.ret, 301L);
+	/* It returned through the trampoline, without a handler. */
+	KUNIT_EXPECT_EQ(test, seen.returns, 0);
+	KUNIT_EXPECT_EQ(test, kpr_sleepy(1), 2L);
+}
+
+static void kretprobe_refusals(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_square",
+		.kp.offset = 1,
+		.handler = note_return,
+	};
+
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
+	rp.kp.offset = 0;
+	rp.data_size = KRETPROBE_MAX_DATA_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
+	KUNIT_EXPECT_NULL(test, get_kprobe(kprobe_lookup_name("kpr_square", 0) +
+					   ENDBR_INSN_SIZE));
+}
+
+static long j_eight(long a, long b, long c, long d, long e, long f, long g,
+		    long h)
+{
+	long args[] = { a, b, c, d, e, f, g, h };
+
+	memcpy(seen.jargs, args, sizeof(args));
+	seen.jcalls++;
+	jprobe_return();
+	return 0;
+}
+
+static void jprobe_sees_eight_arguments(struct kunit *test)
+{
+	struct jprobe jp = {
+		.kp.symbol_name = "kpr_eight",
+		.entry = j_eight,
+	};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	KUNIT_EXPECT_EQ(test, kpr_eight(1, 2, 3, 4, 5, 6, 70, 800), 891L);
+	KUNIT_EXPECT_EQ(test, seen.jcalls, 1);
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_EQ(test, seen.jargs[i], (long)i + 1);
+	KUNIT_EXPECT_EQ(test, seen.jargs[6], 70L);	/* on the stack */
+	KUNIT_EXPECT_EQ(test, seen.jargs[7], 800L);
+	unregister_jprobe(&jp);
+	KUNIT_EXPECT_EQ(test, kpr_eight(1, 1, 1, 1, 1, 1, 1, 1), 8L);
+	KUNIT_EXPECT_EQ(test, seen.jcalls, 1);
+}
+
+static int count_kpre(struct kprobe *p, struct pt_regs *regs)
+{
+	seen.kpre++;
+	return 0;
+}
+
+static void count_kpost(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+	seen.kpost++;
+}
+
+static void jprobe_and_kprobe_share_entry(struct kunit *test)
+{
+	struct jprobe jp = { .kp.symbol_name = "kpr_eight", .entry = j_eight };
+	struct jprobe jp2 = { .kp.symbol_name = "kpr_eight", .entry = j_eight };
+	struct kprobe kp = {
+		.symbol_name = "kpr_eight",
+		.pre_handler = count_kpre,
+		.post_handler = count_kpost,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	KUNIT_EXPECT_EQ(test, register_jprobe(&jp2), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kpr_eight(1, 2, 3, 4, 5, 6, 7, 8), 36L);
+	KUNIT_EXPECT_EQ(test, seen.jcalls, 1);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 1);
+	KUNIT_EXPECT_EQ(test, seen.kpost, 1);
+	KUNIT_EXPECT_EQ(test, seen.jargs[7], 8L);
+	unregister_jprobe(&jp);
+	unregister_kprobe(&kp);
+}
+
+static struct kunit_case kprobes_return_jump_cases[] = {
+	KUNIT_CASE(return_value_seen),
+	KUNIT_CASE(recursion_pairs_entries_and_returns),
+	KUNIT_CASE(entry_handler_can_skip),
+	KUNIT_CASE_SLOW(maxactive_exhaustion_counted),
+	KUNIT_CASE_SLOW(task_exit_returns_instance),
+	KUNIT_CASE_SLOW(unregister_with_calls_in_flight),
+	KUNIT_CASE(kretprobe_refusals),
+	KUNIT_CASE(jprobe_sees_eight_arguments),
+	KUNIT_CASE(jprobe_and_kprobe_share_entry),
+	{}
+};
+
+static struct kunit_suite kprobes_return_jump_suite = {
+	.name = "kprobes_return_jump",
+	.init = kpr_init,
+	.test_cases = kprobes_return_jump_cases,
+};
+kunit_test_suite(kprobes_return_jump_suite);
+
+MODULE_DESCRIPTION("KUnit tests of kretprobes and jprobes");
+MODULE_LICENSE("GPL");

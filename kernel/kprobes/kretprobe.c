@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Return probes.
+ *
+ * A kretprobe is a kprobe at a function's entry whose pre_handler takes an
+ * instance from the probe's pool, keeps the real return address in it, and
+ * puts the address of the arch's return trampoline in its place on the
+ * stack.  Instances of calls in flight hang off the calling task
+ * (task->kretprobe_instances, newest first).  The trampoline hands the
+ * return to kretprobe_trampoline_handler(), which finds the task's
+ * instances for that stack slot, runs their handlers, recycles them, and
+ * tells the trampoline where to go.
+ *
+ * Only the task itself adds and removes its instances: the entry and the
+ * return run on that task, and a nested hit from an NMI completes before
+ * the interrupted code resumes, so the list is a stack.  The one exception
+ * is a dead task, whose leftovers kprobe_flush_task() takes back.
+ *
+ * Unregistering clears rph->rp and waits for a grace period; instances
+ * still in flight then return without calling a handler, and the pool,
+ * with the holder, is freed when its last instance comes back.
+ */
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/llist.h>
+#include <linux/objpool.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/* Functions that do not return on the stack they were called on. */
+static const char * const kretprobe_unsafe[] = {
+	"__switch_to",
+	"__switch_to_asm",
+	"do_exit",
+	"make_task_dead",
+};
+
+static bool kretprobe_refused(kprobe_opcode_t *addr)
+{
+	unsigned long size, offset;
+	char name[KSYM_NAME_LEN];
+	unsigned int i;
+
+	if (!kallsyms_lookup((unsigned long)addr, &size, &offset, NULL, name))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(kretprobe_unsafe); i++)
+		if (!strcmp(name, kretprobe_unsafe[i]))
+			return true;
+	return false;
+}
+
+static void __kprobes recycle_instance(struct kretprobe_instance *ri)
+{
+	struct kretprobe_holder *rph = ri->rph;
+
+	if (likely(READ_ONCE(rph->rp)))
+		objpool_push(ri, &rph->pool);
+	else
+		objpool_drop(ri, &rph->pool);
+}
+
+/* The kprobe pre_handler at the function's entry. */
+static int __kprobes kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_instance *ri;
+
+	ri = objpool_pop(&rp->rph->pool);
+	if (!ri) {
+		rp->nmissed++;
+		return 0;
+	}
+	ri->rp = rp;
+	ri->task = current;
+	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
+		objpool_push(ri, &rp->rph->pool);
+		return 0;
+	}
+	arch_prepare_kretprobe(ri, regs);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	return 0;
+}
+
+/*
+ * The first instance, from @node on, kept for the stack slot @fp that holds
+ * a real return address (several return probes on one function stack up
+ * in one slot: all but the oldest recorded the trampoline).
+ */
+static struct kretprobe_instance *__kprobes
+find_real_return(struct llist_node *node, void *fp)
+{
+	struct kretprobe_instance *ri;
+
+	for (; node; node = node->next) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		if (ri->fp == fp && !is_kretprobe_trampoline((unsigned long)ri->ret_addr))
+			return ri;
+	}
+	return NULL;
+}
+
+/**
+ * kretprobe_trampoline_handler() - a probed function has returned
+ * @regs: registers at the return; the arch has set sp past the return slot
+ * @frame_pointer: the stack slot that held the return address
+ *
+ * Runs the return handlers of every instance kept for @frame_pointer,
+ * recycles them (and any older leftovers above them: calls that never came
+ * back this way), and returns the real return address.
+ */
+unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
+						      void *frame_pointer)
+{
+	struct llist_node *node, *first = current->kretprobe_instances.first;
+	struct kretprobe_instance *ri, *last;
+	struct kretprobe *rp;
+	unsigned long ret;
+
+	last = find_real_return(first, frame_pointer);
+	if (!last) {
+		pr_emerg("kretprobe BUG!: no instance for the return slot %px of %s/%d\n",
+			 frame_pointer, current->comm, current->pid);
+		BUG();
+	}
+	ret = (unsigned long)last->ret_addr;
+	instruction_pointer_set(regs, ret);
+
+	kprobe_busy_begin();
+	for (node = first; node; node = node->next) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		rp = get_kretprobe(ri);
+		if (ri->fp == frame_pointer && rp && rp->handler &&
+		    !kprobe_disabled(&rp->kp)) {
+			__this_cpu_write(current_kprobe, &rp->kp);
+			ri->rp = rp;
+			rp->handler(ri, regs);
+		}
+		if (ri == last)
+			break;
+	}
+	/* Only now leave the list: the unwinder reads it from the handlers. */
+	current->kretprobe_instances.first = last->llist.next;
+	for (node = first; node; ) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		node = node->next;
+		recycle_instance(ri);
+		if (ri == last)
+			break;
+	}
+	kprobe_busy_end();
+	return ret;
+}
+
+/**
+ * kretprobe_find_ret_addr() - the real return address behind a trampoline
+ * @tsk: the task whose stack is being read
+ * @fp: the stack slot that holds the trampoline's address
+ * @cur: the unwinder's position in @tsk's instances (NULL to start)
+ *
+ * For the unwinder.  Return: the real return address, or 0.
+ */
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	struct llist_node *node = *cur ? *cur : tsk->kretprobe_instances.first;
+	struct kretprobe_instance *ri = find_real_return(node, fp);
+
+	if (!ri)
+		return 0;
+	*cur = &ri->llist;
+	return (unsigned long)ri->ret_addr;
+}
+EXPORT_SYMBOL_GPL(kretprobe_find_ret_addr);
+
+/**
+ * kprobe_flush_task() - take back the instances of a dead task
+ * @tk: a task that will never run again
+ *
+ * Called when the task_struct is freed: calls that never returned leave
+ * their instances here.
+ */
+void kprobe_flush_task(struct task_struct *tk)
+{
+	struct llist_node *node = __llist_del_all(&tk->kretprobe_instances);
+	struct kretprobe_instance *ri;
+
+	kprobe_busy_begin();
+	while (node) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		node = node->next;
+		recycle_instance(ri);
+	}
+	kprobe_busy_end();
+}
+NOKPROBE_SYMBOL(kprobe_flush_task);
+
+static int init_instance(void *obj, void *context)
+{
+	struct kretprobe_instance *ri = obj;
+
+	ri->rph = context;
+	return 0;
+}
+
+static int release_holder(struct objpool_head *head, void *context)
+{
+	kfree(context);
+	return 0;
+}
+
+/* The default number of instances: enough for every CPU to nest a bit. */
+static int default_maxactive(void)
+{
+	return max_t(int, 16, 4 * num_possible_cpus());
+}
+
+static int prepare_kretprobe(struct kretprobe *rp)
+{
+	struct kretprobe_holder *rph;
+	kprobe_opcode_t *addr;
+	bool on_entry;
+	int ret;
+
+	ret = kprobe_resolve_addr(&rp->kp, &addr, &on_entry);
+	if (ret)
+		return ret;
+	if (!on_entry || kretprobe_refused(addr))
+		return -EINVAL;
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE || rp->maxactive < 0)
+		return -E2BIG;
+
+	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
+	if (!rph)
+		return -ENOMEM;
+	if (!rp->maxactive)
+		rp->maxactive = default_maxactive();
+	ret = objpool_init(&rph->pool, rp->maxactive,
+			   sizeof(struct kretprobe_instance) + rp->data_size,
+			   GFP_KERNEL, rph, init_instance, release_holder);
+	if (ret) {
+		kfree(rph);
+		return ret;
+	}
+	rph->rp = rp;
+	rp->rph = rph;
+	rp->nmissed = 0;
+	rp->kp.pre_handler = kretprobe_entry;
+	rp->kp.post_handler = NULL;
+	return 0;
+}
+
+/* Drop the pool; instances in flight free it when the last comes back. */
+static void release_kretprobe(struct kretprobe *rp)
+{
+	objpool_fini(&rp->rph->pool);
+	rp->rph = NULL;
+}
+
+/**
+ * register_kretprobes() - register an array of return probes
+ * @rps: the probes; each ->kp names a function's entry
+ * @num: how many
+ *
+ * All or none, as register_kprobes().
+ *
+ * Return: 0; -EINVAL for a place that is not a function's entry or that
+ * cannot be probed (also as for register_kprobe()); -E2BIG for a data_size
+ * over KRETPROBE_MAX_DATA_SIZE or a negative maxactive; -ENOENT; -ENOMEM.
+ */
+int register_kretprobes(struct kretprobe **rps, int num)
+{
+	struct kprobe **kps;
+	int i, ret = 0;
+
+	if (num <= 0)
+		return -EINVAL;
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
+	if (!kps)
+		return -ENOMEM;
+	for (i = 0; i < num; i++) {
+		ret = prepare_kretprobe(rps[i]);
+		if (ret)
+			break;
+		kps[i] = &rps[i]->kp;
+	}
+	if (!ret)
+		ret = register_kprobes(kps, num);
+	if (ret)
+		while (--i >= 0)
+			release_kretprobe(rps[i]);
+	kfree(kps);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kretprobes);
+
+/**
+ * register_kretprobe() - put a return probe on a function
+ * @rp: the probe
+ *
+ * Return: 0 or a negative errno, as register_kretprobes().
+ */
+int register_kretprobe(struct kretprobe *rp)
+{
+	return register_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(register_kretprobe);
+
+/**
+ * unregister_kretprobes() - remove an array of return probes
+ * @rps: the probes
+ * @num: how many
+ *
+ * Calls in flight return normally afterwards, without a handler.  An entry
+ * that is not registered gets its ->kp.addr cleared.
+ */
+void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+	struct kprobe **kps;
+	int i;
+
+	if (num <= 0)
+		return;
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL | __GFP_NOFAIL);
+	/* Stop the handlers first; the grace period below covers entries. */
+	for (i = 0; i < num; i++) {
+		kps[i] = &rps[i]->kp;
+		if (rps[i]->rph)
+			WRITE_ONCE(rps[i]->rph->rp, NULL);
+	}
+	unregister_kprobes(kps, num);
+	for (i = 0; i < num; i++)
+		if (rps[i]->rph)
+			release_kretprobe(rps[i]);
+	kfree(kps);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+
+/**
+ * unregister_kretprobe() - remove a return probe
+ * @rp: the probe
+ */
+void unregister_kretprobe(struct kretprobe *rp)
+{
+	unregister_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobe);
