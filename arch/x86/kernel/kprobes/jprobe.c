@@ -32,6 +32,13 @@ DEFINE_PER_CPU(unsigned long, jprobe_entry_sp);
 
 extern const u8 jprobe_return_trap[];
 
+/*
+ * jprobe_return() - end a jprobe handler (jprobe_return.S)
+ *
+ * The last thing a jprobe handler does; it does not return to the handler.
+ */
+EXPORT_SYMBOL_GPL(jprobe_return);
+
 /**
  * jprobe_setjmp() - the pre_handler of every jprobe
  * @p: the jprobe's kprobe

@@ -27,11 +27,25 @@ step "three forks"
 for i in 1 2 3; do /bin/true & wait; done
 dmesg -c | grep -E "kprobe|handler"
 
+step "rmmod kprobe_example"
+rmmod kprobe_example
+dmesg -c | grep -E "kprobe|handler"
+
+step "insmod kretprobe_example.ko: the return value and duration of kernel_clone()"
+insmod "$MODDIR/kretprobe_example.ko"
+for i in 1 2; do /bin/true & wait; done
+dmesg -c | grep -E "return probe|returned"
+
+step "insmod jprobe_example.ko: kernel_clone()'s argument, seen by a jprobe"
+insmod "$MODDIR/jprobe_example.ko"
+for i in 1 2; do /bin/true & wait; done
+dmesg -c | grep -E "jprobe"
+
 step "the probe list and the knobs"
 show_file $DEBUGFS/list
 show_file $DEBUGFS/enabled
 show_file /proc/sys/debug/kprobes-optimization
 
-step "rmmod kprobe_example"
-rmmod kprobe_example
-dmesg -c | grep -E "kprobe|handler"
+step "rmmod kretprobe_example jprobe_example"
+rmmod kretprobe_example jprobe_example
+dmesg -c | grep -E "probe"
