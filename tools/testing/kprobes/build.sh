@@ -42,6 +42,8 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want
 fi
 
 echo "build: kernel in $obj"
+# Settle options that a Kconfig change brought in, without asking.
+kmake olddefconfig
 kmake -j"$(nproc)" bzImage modules
 # The selftests' modules, built in a copy per kernel so that two kernels
 # never share objects (rsync -c keeps unchanged files' times).

@@ -75,6 +75,23 @@ static long extra_per_hit(u64 base)
 	return (long)div64_s64((s64)(t - base) * 10, hits);
 }
 
+/*
+ * Is the probe at @p's address reached through a jump?  Ask the probe that
+ * get_kprobe() returns: upstream optimizes an aggregate probe that stands
+ * in front of @p, and only that one carries the flag.
+ */
+static bool site_optimized(struct kprobe *p)
+{
+	struct kprobe *front;
+	bool ret;
+
+	preempt_disable();
+	front = get_kprobe(p->addr);
+	ret = front && kprobe_optimized(front);
+	preempt_enable();
+	return ret;
+}
+
 /* Wait for the optimizer to settle on @p: its flag, or 2 s. */
 static bool wait_optimized(struct kprobe *p, u64 *ns)
 {
@@ -82,7 +99,7 @@ static bool wait_optimized(struct kprobe *p, u64 *ns)
 	int i;
 
 	for (i = 0; i < 2000; i++) {
-		if (kprobe_optimized(p)) {
+		if (site_optimized(p)) {
 			if (ns)
 				*ns = ktime_get_ns() - t0;
 			return true;
@@ -99,7 +116,7 @@ static bool wait_optimized(struct kprobe *p, u64 *ns)
  */
 static int traps_per_hit(struct kprobe *p)
 {
-	if (kprobe_optimized(p))
+	if (site_optimized(p))
 		return 0;
 #ifdef KPROBE_SLOT_SIZE		/* ours: the copy lives in the site */
 	{
@@ -201,10 +218,33 @@ static void bench_kretprobe(const char *name)
 }
 #endif
 
+#ifdef KPROBE_SLOT_SIZE		/* jprobes are ours only */
+static unsigned long j_int_sqrt(unsigned long x)
+{
+	jprobe_return();
+	return 0;
+}
+
+static void bench_jprobe(void)
+{
+	struct jprobe jp = { .kp.symbol_name = TARGET, .entry = j_int_sqrt };
+	u64 base = baseline();
+	int ret = register_jprobe(&jp);
+
+	if (ret) {
+		pr_info("kpbench: jprobe n/a register failed (%d)\n", ret);
+		return;
+	}
+	/* The int3 of the hit, the one of jprobe_return(), then the copy's. */
+	report_hit("jprobe", extra_per_hit(base), traps_per_hit(&jp.kp) + 1, "");
+	unregister_jprobe(&jp);
+}
+#else
 static void bench_jprobe(void)
 {
 	pr_info("kpbench: jprobe n/a no jprobes in this kernel\n");
 }
+#endif
 
 /* The names in @syms, at most @nsyms of them, as probes. */
 static struct kprobe *load_symbols(int *num, char **bufp)
