@@ -28,6 +28,8 @@ extern struct list_head kprobe_sites;
 /* Registration (register.c). */
 int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 			bool *on_func_entry);
+bool kprobe_is_registered(struct kprobe *p);
+struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp);
 
 /* The blacklist (blacklist.c). */
 int kprobe_blacklist_init(void);

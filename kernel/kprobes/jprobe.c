@@ -46,15 +46,15 @@ int register_jprobes(struct jprobe **jps, int num)
 
 	if (num <= 0)
 		return -EINVAL;
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
+	for (i = 0; i < num && !ret; i++)
+		ret = prepare_jprobe(jps[i]);
+	if (ret)
+		return ret;
+	kps = kprobe_array_of((void **)jps, num, offsetof(struct jprobe, kp),
+			      GFP_KERNEL);
 	if (!kps)
 		return -ENOMEM;
-	for (i = 0; i < num && !ret; i++) {
-		ret = prepare_jprobe(jps[i]);
-		kps[i] = &jps[i]->kp;
-	}
-	if (!ret)
-		ret = register_kprobes(kps, num);
+	ret = register_kprobes(kps, num);
 	kfree(kps);
 	return ret;
 }
@@ -82,13 +82,11 @@ EXPORT_SYMBOL_GPL(register_jprobe);
 void unregister_jprobes(struct jprobe **jps, int num)
 {
 	struct kprobe **kps;
-	int i;
 
 	if (num <= 0)
 		return;
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL | __GFP_NOFAIL);
-	for (i = 0; i < num; i++)
-		kps[i] = &jps[i]->kp;
+	kps = kprobe_array_of((void **)jps, num, offsetof(struct jprobe, kp),
+			      GFP_KERNEL | __GFP_NOFAIL);
 	unregister_kprobes(kps, num);
 	kfree(kps);
 }

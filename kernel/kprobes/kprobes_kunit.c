@@ -93,6 +93,7 @@ static void return_value_seen(struct kunit *test)
 	};
 
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpr_square(12), 144L);
 	KUNIT_EXPECT_EQ(test, seen.returns, 1);
 	KUNIT_EXPECT_EQ(test, seen.ret[0], 144L);

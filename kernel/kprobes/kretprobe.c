@@ -223,6 +223,9 @@ static int prepare_kretprobe(struct kretprobe *rp)
 	bool on_entry;
 	int ret;
 
+	/* Registered already: its pool must not be replaced. */
+	if (kprobe_is_registered(&rp->kp))
+		return -EINVAL;
 	ret = kprobe_resolve_addr(&rp->kp, &addr, &on_entry);
 	if (ret)
 		return ret;
@@ -276,21 +279,21 @@ int register_kretprobes(struct kretprobe **rps, int num)
 
 	if (num <= 0)
 		return -EINVAL;
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
-	if (!kps)
-		return -ENOMEM;
-	for (i = 0; i < num; i++) {
+	for (i = 0; i < num && !ret; i++)
 		ret = prepare_kretprobe(rps[i]);
-		if (ret)
-			break;
-		kps[i] = &rps[i]->kp;
+	if (ret) {
+		i--;	/* the one that failed prepared nothing */
+		goto undo;
 	}
-	if (!ret)
-		ret = register_kprobes(kps, num);
-	if (ret)
-		while (--i >= 0)
-			release_kretprobe(rps[i]);
+	kps = kprobe_array_of((void **)rps, num, offsetof(struct kretprobe, kp),
+			      GFP_KERNEL);
+	ret = kps ? register_kprobes(kps, num) : -ENOMEM;
 	kfree(kps);
+	if (!ret)
+		return 0;
+undo:
+	while (--i >= 0)
+		release_kretprobe(rps[i]);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);
@@ -322,18 +325,17 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 
 	if (num <= 0)
 		return;
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL | __GFP_NOFAIL);
 	/* Stop the handlers first; the grace period below covers entries. */
-	for (i = 0; i < num; i++) {
-		kps[i] = &rps[i]->kp;
+	for (i = 0; i < num; i++)
 		if (rps[i]->rph)
 			WRITE_ONCE(rps[i]->rph->rp, NULL);
-	}
+	kps = kprobe_array_of((void **)rps, num, offsetof(struct kretprobe, kp),
+			      GFP_KERNEL | __GFP_NOFAIL);
 	unregister_kprobes(kps, num);
+	kfree(kps);
 	for (i = 0; i < num; i++)
 		if (rps[i]->rph)
 			release_kretprobe(rps[i]);
-	kfree(kps);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 

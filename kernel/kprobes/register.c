@@ -253,6 +253,36 @@ int register_kprobe(struct kprobe *p)
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
 
+/* Is @p registered?  Takes kprobe_mutex. */
+bool kprobe_is_registered(struct kprobe *p)
+{
+	bool ret;
+
+	mutex_lock(&kprobe_mutex);
+	ret = kprobe_site_of(p) != NULL;
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+/**
+ * kprobe_array_of() - the kprobes embedded in an array of probes
+ * @objs: the probes (struct kretprobe **, struct jprobe **...)
+ * @num: how many
+ * @offset: where the struct kprobe sits in each
+ * @gfp: allocation flags
+ *
+ * Return: a kmalloc'ed array of @num kprobe pointers, or NULL.
+ */
+struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp)
+{
+	struct kprobe **kps = kcalloc(num, sizeof(*kps), gfp);
+	int i;
+
+	for (i = 0; kps && i < num; i++)
+		kps[i] = objs[i] + offset;
+	return kps;
+}
+
 /**
  * unregister_kprobes() - remove an array of kprobes
  * @kps: the probes

@@ -38,9 +38,11 @@ kernel_env() {
 mods=$top/tools/testing/selftests/kprobes/test_modules
 for k in ours upstream; do
 	echo "bench: building the $k kernel"
-	env $(kernel_env $k) CONFIGS=test "$T/build.sh" | grep -v '^  ' || true
-	[ -f "$BUILD/obj-$( [ $k = ours ] && echo bench || echo upstream)/arch/x86/boot/bzImage" ] ||
-		{ echo "bench: the $k kernel did not build" >&2; exit 1; }
+	if ! env $(kernel_env $k) CONFIGS=test "$T/build.sh" > "$out/build-$k.log" 2>&1; then
+		tail -n 20 "$out/build-$k.log" >&2
+		echo "bench: the $k kernel or the benchmark module did not build" >&2
+		exit 1
+	fi
 done
 
 boot() {	# boot <kernel> <mode> <log>

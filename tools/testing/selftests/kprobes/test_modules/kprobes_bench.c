@@ -76,30 +76,31 @@ static long extra_per_hit(u64 base)
 }
 
 /*
- * Is the probe at @p's address reached through a jump?  Ask the probe that
- * get_kprobe() returns: upstream optimizes an aggregate probe that stands
- * in front of @p, and only that one carries the flag.
+ * Is the probe at @p's address reached through a jump?  Upstream optimizes
+ * an aggregate probe that heads the list @p is on, and only that one has
+ * the flag; it is the entry of that list which is not one of ours (@p and
+ * @sibling).  Ours keeps the flag on each probe.
  */
-static bool site_optimized(struct kprobe *p)
+static bool site_optimized(struct kprobe *p, struct kprobe *sibling)
 {
-	struct kprobe *front;
-	bool ret;
+#ifndef KPROBE_SLOT_SIZE
+	struct list_head *pos;
 
-	preempt_disable();
-	front = get_kprobe(p->addr);
-	ret = front && kprobe_optimized(front);
-	preempt_enable();
-	return ret;
+	for (pos = p->list.next; pos != &p->list; pos = pos->next)
+		if (!sibling || pos != &sibling->list)
+			return kprobe_optimized(list_entry(pos, struct kprobe, list));
+#endif
+	return kprobe_optimized(p);
 }
 
 /* Wait for the optimizer to settle on @p: its flag, or 2 s. */
-static bool wait_optimized(struct kprobe *p, u64 *ns)
+static bool wait_optimized(struct kprobe *p, struct kprobe *sibling, u64 *ns)
 {
 	u64 t0 = ktime_get_ns();
 	int i;
 
 	for (i = 0; i < 2000; i++) {
-		if (site_optimized(p)) {
+		if (site_optimized(p, sibling)) {
 			if (ns)
 				*ns = ktime_get_ns() - t0;
 			return true;
@@ -114,9 +115,9 @@ static bool wait_optimized(struct kprobe *p, u64 *ns)
  * optimized; otherwise one when the instruction is emulated (or boosted),
  * two when it runs out of line and traps back.
  */
-static int traps_per_hit(struct kprobe *p)
+static int traps_per_hit(struct kprobe *p, struct kprobe *sibling)
 {
-	if (site_optimized(p))
+	if (site_optimized(p, sibling))
 		return 0;
 #ifdef KPROBE_SLOT_SIZE		/* ours: the copy lives in the site */
 	{
@@ -161,8 +162,8 @@ static void bench_kprobe(const char *name, bool post, bool two)
 			unregister_kprobe(&a);
 		return;
 	}
-	opt = !post && wait_optimized(&a, &opt_ns);
-	report_hit(name, extra_per_hit(base), traps_per_hit(&a),
+	opt = !post && wait_optimized(&a, two ? &b : NULL, &opt_ns);
+	report_hit(name, extra_per_hit(base), traps_per_hit(&a, two ? &b : NULL),
 		   opt ? "optimized" : "");
 	if (two)
 		unregister_kprobe(&b);
@@ -178,7 +179,7 @@ static void bench_time_to_optimized(void)
 		pr_info("kpbench: time_to_optimized n/a register failed\n");
 		return;
 	}
-	if (wait_optimized(&a, &ns))
+	if (wait_optimized(&a, NULL, &ns))
 		pr_info("kpbench: time_to_optimized %llu ns\n", ns);
 	else
 		pr_info("kpbench: time_to_optimized n/a never optimized\n");
@@ -206,8 +207,8 @@ static void bench_kretprobe(const char *name)
 		pr_info("kpbench: %s n/a register failed (%d)\n", name, ret);
 		return;
 	}
-	opt = wait_optimized(&rp.kp, NULL);
-	report_hit(name, extra_per_hit(base), traps_per_hit(&rp.kp),
+	opt = wait_optimized(&rp.kp, NULL, NULL);
+	report_hit(name, extra_per_hit(base), traps_per_hit(&rp.kp, NULL),
 		   opt ? "optimized" : "");
 	unregister_kretprobe(&rp);
 }
@@ -236,7 +237,7 @@ static void bench_jprobe(void)
 		return;
 	}
 	/* The int3 of the hit, the one of jprobe_return(), then the copy's. */
-	report_hit("jprobe", extra_per_hit(base), traps_per_hit(&jp.kp) + 1, "");
+	report_hit("jprobe", extra_per_hit(base), traps_per_hit(&jp.kp, NULL) + 1, "");
 	unregister_jprobe(&jp);
 }
 #else
