@@ -120,7 +120,7 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 
 	last = find_real_return(first, frame_pointer);
 	if (!last) {
-		pr_emerg("kretprobe BUG!: no instance for the return slot %px of %s/%d\n",
+		pr_emerg("kretprobe BUG!: no instance for the return slot %p of %s/%d\n",
 			 frame_pointer, current->comm, current->pid);
 		BUG();
 	}

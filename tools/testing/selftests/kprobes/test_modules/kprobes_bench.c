@@ -29,7 +29,7 @@
 #include <linux/delay.h>
 #include <linux/vmalloc.h>
 
-static char *cases = "opt,post,two,kretprobe,jprobe,optwait,register,batch";
+static char *cases = "optwait,opt,post,two,kretprobe,jprobe,register,batch";
 module_param(cases, charp, 0444);
 static unsigned long hits = 100000;
 module_param(hits, ulong, 0444);
@@ -371,6 +371,13 @@ out:
 
 static void run_case(const char *c)
 {
+	/*
+	 * Let deferred work of the previous case finish first (upstream
+	 * unoptimizes and frees in the background): each case starts from
+	 * the same state, so that runs repeat.
+	 */
+	msleep(200);
+
 	if (!strcmp(c, "opt"))
 		bench_kprobe("kprobe", false, false);
 	else if (!strcmp(c, "int3"))
