@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/delay.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 static char *cases = "optwait,opt,post,two,kretprobe,jprobe,register,batch";
@@ -76,31 +77,25 @@ static long extra_per_hit(u64 base)
 }
 
 /*
- * Is the probe at @p's address reached through a jump?  Upstream optimizes
- * an aggregate probe that heads the list @p is on, and only that one has
- * the flag; it is the entry of that list which is not one of ours (@p and
- * @sibling).  Ours keeps the flag on each probe.
+ * Is the probe at @p's address reached through a jump?  Read the text: a
+ * jmp rel32 in place of the probed instruction.  (Both kernels may flag a
+ * probe as optimized while the jump is only queued.)
  */
-static bool site_optimized(struct kprobe *p, struct kprobe *sibling)
+static bool site_optimized(struct kprobe *p)
 {
-#ifndef KPROBE_SLOT_SIZE
-	struct list_head *pos;
+	u8 op;
 
-	for (pos = p->list.next; pos != &p->list; pos = pos->next)
-		if (!sibling || pos != &sibling->list)
-			return kprobe_optimized(list_entry(pos, struct kprobe, list));
-#endif
-	return kprobe_optimized(p);
+	return !copy_from_kernel_nofault(&op, p->addr, 1) && op == 0xe9;
 }
 
 /* Wait for the optimizer to settle on @p: its flag, or 2 s. */
-static bool wait_optimized(struct kprobe *p, struct kprobe *sibling, u64 *ns)
+static bool wait_optimized(struct kprobe *p, u64 *ns)
 {
 	u64 t0 = ktime_get_ns();
 	int i;
 
 	for (i = 0; i < 2000; i++) {
-		if (site_optimized(p, sibling)) {
+		if (site_optimized(p)) {
 			if (ns)
 				*ns = ktime_get_ns() - t0;
 			return true;
@@ -115,9 +110,9 @@ static bool wait_optimized(struct kprobe *p, struct kprobe *sibling, u64 *ns)
  * optimized; otherwise one when the instruction is emulated (or boosted),
  * two when it runs out of line and traps back.
  */
-static int traps_per_hit(struct kprobe *p, struct kprobe *sibling)
+static int traps_per_hit(struct kprobe *p)
 {
-	if (site_optimized(p, sibling))
+	if (site_optimized(p))
 		return 0;
 #ifdef KPROBE_SLOT_SIZE		/* ours: the copy lives in the site */
 	{
@@ -162,8 +157,8 @@ static void bench_kprobe(const char *name, bool post, bool two)
 			unregister_kprobe(&a);
 		return;
 	}
-	opt = !post && wait_optimized(&a, two ? &b : NULL, &opt_ns);
-	report_hit(name, extra_per_hit(base), traps_per_hit(&a, two ? &b : NULL),
+	opt = !post && wait_optimized(&a, &opt_ns);
+	report_hit(name, extra_per_hit(base), traps_per_hit(&a),
 		   opt ? "optimized" : "");
 	if (two)
 		unregister_kprobe(&b);
@@ -179,7 +174,7 @@ static void bench_time_to_optimized(void)
 		pr_info("kpbench: time_to_optimized n/a register failed\n");
 		return;
 	}
-	if (wait_optimized(&a, NULL, &ns))
+	if (wait_optimized(&a, &ns))
 		pr_info("kpbench: time_to_optimized %llu ns\n", ns);
 	else
 		pr_info("kpbench: time_to_optimized n/a never optimized\n");
@@ -207,8 +202,8 @@ static void bench_kretprobe(const char *name)
 		pr_info("kpbench: %s n/a register failed (%d)\n", name, ret);
 		return;
 	}
-	opt = wait_optimized(&rp.kp, NULL, NULL);
-	report_hit(name, extra_per_hit(base), traps_per_hit(&rp.kp, NULL),
+	opt = wait_optimized(&rp.kp, NULL);
+	report_hit(name, extra_per_hit(base), traps_per_hit(&rp.kp),
 		   opt ? "optimized" : "");
 	unregister_kretprobe(&rp);
 }
@@ -237,7 +232,7 @@ static void bench_jprobe(void)
 		return;
 	}
 	/* The int3 of the hit, the one of jprobe_return(), then the copy's. */
-	report_hit("jprobe", extra_per_hit(base), traps_per_hit(&jp.kp, NULL) + 1, "");
+	report_hit("jprobe", extra_per_hit(base), traps_per_hit(&jp.kp) + 1, "");
 	unregister_jprobe(&jp);
 }
 #else
