@@ -14,6 +14,7 @@
 #include <linux/init.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <asm/sections.h>
@@ -80,6 +81,30 @@ bool within_kprobe_blacklist(unsigned long addr)
 		       sizeof(*nokprobe_ranges), cmp_range_addr) != NULL;
 }
 EXPORT_SYMBOL_GPL(within_kprobe_blacklist);
+
+/* For debugfs: every range, start-end and what it is. */
+void kprobe_blacklist_show(struct seq_file *m, bool show_addr)
+{
+	static const struct {
+		const char *start, *end, *what;
+	} sections[] = {
+		{ __kprobes_text_start, __kprobes_text_end, ".kprobes.text" },
+		{ __noinstr_text_start, __noinstr_text_end, ".noinstr.text" },
+		{ __entry_text_start, __entry_text_end, ".entry.text" },
+		{ __irqentry_text_start, __irqentry_text_end, ".irqentry.text" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sections); i++)
+		seq_printf(m, "0x%px-0x%px\t[%s]\n",
+			   show_addr ? sections[i].start : NULL,
+			   show_addr ? sections[i].end : NULL, sections[i].what);
+	for (i = 0; i < nr_nokprobe_ranges; i++)
+		seq_printf(m, "0x%px-0x%px\t%ps\n",
+			   show_addr ? (void *)nokprobe_ranges[i].start : NULL,
+			   show_addr ? (void *)nokprobe_ranges[i].end : NULL,
+			   (void *)nokprobe_ranges[i].start);
+}
 
 /* Turn the NOKPROBE_SYMBOL() entries into sorted function ranges. */
 int __init kprobe_blacklist_init(void)

@@ -31,7 +31,36 @@ int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 bool kprobe_is_registered(struct kprobe *p);
 struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp);
 
+/* Probes whose text goes away (register.c, modules.c). */
+void kprobe_site_gone(struct kprobe_site *site);
+struct module;
+#ifdef CONFIG_MODULES
+int kprobe_check_module_place(unsigned long addr, struct module **modp);
+#else
+static inline int kprobe_check_module_place(unsigned long addr,
+					    struct module **modp)
+{
+	return -EINVAL;
+}
+#endif
+
+/* The global switch of debugfs' enabled (register.c). */
+bool kprobes_armed(void);
+void kprobes_set_armed(bool on);
+
 /* The blacklist (blacklist.c). */
 int kprobe_blacklist_init(void);
+struct seq_file;
+void kprobe_blacklist_show(struct seq_file *m, bool show_addr);
+
+/* Probe types, for the list (kretprobe.c). */
+#ifdef CONFIG_KRETPROBES
+bool kprobe_is_kretprobe(struct kprobe *p);
+#else
+static inline bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return false;
+}
+#endif
 
 #endif /* _KERNEL_KPROBES_INTERNAL_H */

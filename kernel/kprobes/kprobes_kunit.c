@@ -19,8 +19,10 @@ long kpr_exit_inside(long do_exit_now);
 long kpr_eight(long a, long b, long c, long d, long e, long f, long g,
 	       long h);
 
+/* barrier(): no call may be folded away as a pure one. */
 noinline long kpr_square(long x)
 {
+	barrier();
 	return x * x;
 }
 
@@ -48,6 +50,7 @@ noinline long kpr_exit_inside(long do_exit_now)
 noinline long kpr_eight(long a, long b, long c, long d, long e, long f,
 			long g, long h)
 {
+	barrier();
 	return a + b + c + d + e + f + g + h;
 }
 
@@ -337,6 +340,45 @@ static void jprobe_and_kprobe_share_entry(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+static void batch_failure_rolls_back(struct kunit *test)
+{
+	struct kprobe a = { .symbol_name = "kpr_square", .pre_handler = count_kpre };
+	struct kprobe b = { .symbol_name = "kpr_fact", .pre_handler = count_kpre };
+	struct kprobe bad = { .symbol_name = "kpr_no_such_function" };
+	struct kprobe *kps[] = { &a, &b, &bad };
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 3), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kpr_square(2), 4L);
+	KUNIT_EXPECT_EQ(test, kpr_fact(3), 6L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 0);
+	KUNIT_EXPECT_NULL(test, get_kprobe(a.addr));
+	KUNIT_EXPECT_NULL(test, get_kprobe(b.addr));
+	/* Nothing of the batch stays: each entry registers again. */
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(2), 4L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 1);
+	unregister_kprobes(kps, 2);
+}
+
+static void partial_unregister_clears_bad_entry(struct kunit *test)
+{
+	struct kprobe a = { .symbol_name = "kpr_square", .pre_handler = count_kpre };
+	struct kprobe b = { .symbol_name = "kpr_eight", .pre_handler = count_kpre };
+	struct kprobe never = { .addr = (void *)kpr_fact };
+	struct kprobe *reg[] = { &a, &b };
+	struct kprobe *unreg[] = { &a, &never, &b };
+
+	KUNIT_ASSERT_EQ(test, register_kprobes(reg, 2), 0);
+	unregister_kprobes(unreg, 3);
+	KUNIT_EXPECT_NULL(test, never.addr);
+	KUNIT_EXPECT_NOT_NULL(test, a.addr);
+	KUNIT_EXPECT_NULL(test, get_kprobe(a.addr));
+	KUNIT_EXPECT_NULL(test, get_kprobe(b.addr));
+	KUNIT_EXPECT_EQ(test, kpr_square(2), 4L);
+	KUNIT_EXPECT_EQ(test, kpr_eight(1, 1, 1, 1, 1, 1, 1, 1), 8L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 0);
+}
+
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
@@ -347,6 +389,8 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(kretprobe_refusals),
 	KUNIT_CASE(jprobe_sees_eight_arguments),
 	KUNIT_CASE(jprobe_and_kprobe_share_entry),
+	KUNIT_CASE(batch_failure_rolls_back),
+	KUNIT_CASE(partial_unregister_clears_bad_entry),
 	{}
 };
 

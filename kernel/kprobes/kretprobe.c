@@ -83,6 +83,11 @@ static int __kprobes kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return p->pre_handler == kretprobe_entry;
+}
+
 /*
  * The first instance, from @node on, kept for the stack slot @fp that holds
  * a real return address (several return probes on one function stack up

@@ -18,6 +18,7 @@
  */
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <asm/sections.h>
@@ -63,13 +64,17 @@ int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 	return 0;
 }
 
-/* May a probe go at @addr at all? */
-static int check_place(kprobe_opcode_t *addr)
+/*
+ * May a probe go at @addr at all?  For module text, *@modp holds a
+ * reference on the module until the caller puts it.
+ */
+static int check_place(kprobe_opcode_t *addr, struct module **modp)
 {
 	unsigned long a = (unsigned long)addr;
 
+	*modp = NULL;
 	if (!core_kernel_text(a))
-		return -EINVAL;
+		return kprobe_check_module_place(a, modp);
 	if (within_kprobe_blacklist(a))
 		return -EINVAL;
 	return 0;
@@ -104,10 +109,14 @@ static bool site_has_jprobe(struct kprobe_site *site)
 	return false;
 }
 
+/* debugfs' enabled: false while every probe is disarmed; kprobe_mutex. */
+static bool kprobes_all_armed = true;
+
 /* Arm or disarm @site to match its probes; the caller syncs. */
 static void site_update_arming(struct kprobe_site *site)
 {
-	bool want = !site->gone && kprobe_site_has_enabled(site);
+	bool want = kprobes_all_armed && !site->gone &&
+		    kprobe_site_has_enabled(site);
 
 	if (want && !site->armed)
 		arch_arm_kprobe_site(site);
@@ -133,10 +142,14 @@ static int __register_kprobe(struct kprobe *p)
 	if (site && p->pre_handler == jprobe_setjmp && site_has_jprobe(site))
 		return -EBUSY;		/* one jprobe per function */
 	if (!site) {
-		ret = check_place(addr);
+		struct module *mod;
+
+		ret = check_place(addr, &mod);
 		if (ret)
 			return ret;
+		/* The module cannot go while its reference is held. */
 		site = site_create(addr);
+		module_put(mod);
 		if (IS_ERR(site))
 			return PTR_ERR(site);
 	}
@@ -213,27 +226,35 @@ static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
+	kprobe_opcode_t **old_addrs;
 	LIST_HEAD(dead);
 	int i, j, ret = 0;
 
 	if (num <= 0)
 		return -EINVAL;
+	/* Registration fills in ->addr: a failed batch puts them all back. */
+	old_addrs = kmalloc_array(num, sizeof(*old_addrs), GFP_KERNEL);
+	if (!old_addrs)
+		return -ENOMEM;
+	for (i = 0; i < num; i++)
+		old_addrs[i] = kps[i]->addr;
+
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
-		kprobe_opcode_t *old_addr = kps[i]->addr;
-
 		ret = __register_kprobe(kps[i]);
 		if (ret) {
-			kps[i]->addr = old_addr;
 			for (j = 0; j < i; j++)
 				__unregister_kprobe_top(kps[j], &dead);
 			finish_removal(kps, i, &dead);
+			for (j = 0; j <= i; j++)
+				kps[j]->addr = old_addrs[j];
 			break;
 		}
 	}
 	if (!ret)
 		arch_kprobe_text_sync();
 	mutex_unlock(&kprobe_mutex);
+	kfree(old_addrs);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
@@ -365,6 +386,29 @@ int enable_kprobe(struct kprobe *kp)
 }
 EXPORT_SYMBOL_GPL(enable_kprobe);
 
+bool kprobes_armed(void)
+{
+	return READ_ONCE(kprobes_all_armed);
+}
+
+/*
+ * Arm or disarm every site at once; each probe's own disabled state is
+ * kept, and probes registered while disarmed stay unarmed until re-armed.
+ */
+void kprobes_set_armed(bool on)
+{
+	struct kprobe_site *site;
+
+	mutex_lock(&kprobe_mutex);
+	if (kprobes_all_armed != on) {
+		WRITE_ONCE(kprobes_all_armed, on);
+		list_for_each_entry(site, &kprobe_sites, all)
+			site_update_arming(site);
+		arch_kprobe_text_sync();
+	}
+	mutex_unlock(&kprobe_mutex);
+}
+
 /**
  * kprobe_on_func_entry() - would a probe at this place be at a function entry
  * @addr: an address, or NULL
@@ -405,17 +449,11 @@ NOKPROBE_SYMBOL(dump_kprobe);
 void kprobe_free_init_mem(void)
 {
 	struct kprobe_site *site;
-	struct kprobe *p;
 
 	mutex_lock(&kprobe_mutex);
-	list_for_each_entry(site, &kprobe_sites, all) {
-		if (!is_kernel_inittext((unsigned long)site->addr))
-			continue;
-		site->gone = true;
-		site->armed = false;
-		list_for_each_entry(p, &site->probes, list)
-			p->flags |= KPROBE_FLAG_GONE;
-	}
+	list_for_each_entry(site, &kprobe_sites, all)
+		if (!site->gone && is_kernel_inittext((unsigned long)site->addr))
+			kprobe_site_gone(site);
 	mutex_unlock(&kprobe_mutex);
 }
 

@@ -35,7 +35,24 @@ void kprobe_site_remove(struct kprobe_site *site)
 {
 	lockdep_assert_held(&kprobe_mutex);
 	list_del(&site->all);
+	if (!site->gone)
+		hash_del_rcu(&site->node);
+}
+
+/*
+ * The text of @site goes away: never write to it again, and let the
+ * address be probed afresh should it come back with other code.
+ */
+void kprobe_site_gone(struct kprobe_site *site)
+{
+	struct kprobe *p;
+
+	lockdep_assert_held(&kprobe_mutex);
+	site->gone = true;
+	site->armed = false;
 	hash_del_rcu(&site->node);
+	list_for_each_entry(p, &site->probes, list)
+		p->flags |= KPROBE_FLAG_GONE;
 }
 
 /**
@@ -67,11 +84,21 @@ struct kprobe_site *kprobe_site_of(struct kprobe *p)
 
 	lockdep_assert_held(&kprobe_mutex);
 	site = p->addr ? kprobe_site_lookup(p->addr) : NULL;
-	if (!site)
+	if (site) {
+		list_for_each_entry(q, &site->probes, list)
+			if (q == p)
+				return site;
+	}
+	/* Gone sites are out of the hash; only flagged probes can be there. */
+	if (!kprobe_gone(p))
 		return NULL;
-	list_for_each_entry(q, &site->probes, list)
-		if (q == p)
-			return site;
+	list_for_each_entry(site, &kprobe_sites, all) {
+		if (!site->gone || site->addr != p->addr)
+			continue;
+		list_for_each_entry(q, &site->probes, list)
+			if (q == p)
+				return site;
+	}
 	return NULL;
 }
 

@@ -18,6 +18,8 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,lib/modules/kprobes,kselftest/kprobes}
 cp /bin/busybox "$root/bin/busybox"
 install -m 755 "$top/tools/testing/kprobes/init" "$root/init"
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 scripts=${SCRIPTS:-$src/tools/testing/selftests/kprobes}
 find "$obj/samples/kprobes" "$obj/selftest-modules" \
 	-name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
@@ -27,4 +29,5 @@ cp "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/kselftest/kpr
 for pair in ${EXTRA_FILES:-}; do
 	cp "${pair%%:*}" "$root/${pair#*:}"
 done
+chmod -R go+rX "$root"
 (cd "$root" && find . | cpio -o -H newc --quiet) > "$out"

@@ -20,6 +20,17 @@ check() {
 	fi
 }
 
+# check_fails <description> <command...>: passes when the command fails.
+check_fails() {
+	desc=$1
+	shift
+	if "$@"; then
+		ktap_test_fail "$desc"
+	else
+		ktap_test_pass "$desc"
+	fi
+}
+
 # log_count <pattern>: lines of the kernel log matching a fixed string.
 log_count() {
 	dmesg | grep -cF -- "$1"

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/kprobes/: list, enabled, blacklist.
+ *
+ *   list       one line per registered probe: address, type (k kprobe,
+ *              r kretprobe, j jprobe), symbol+offset, [module], then
+ *              [GONE], [DISABLED], [OPTIMIZED] as true at that moment.
+ *              The address is zeros unless kallsyms may show it.
+ *   enabled    1 or 0; writing 0 disarms every probe, 1 re-arms all but
+ *              those disabled one by one.
+ *   blacklist  the text ranges no probe may go into, with their symbols.
+ *
+ * All three are root's only.  They read the probes under kprobe_mutex.
+ */
+#include <linux/debugfs.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+
+static char probe_type(struct kprobe *p)
+{
+	if (p->pre_handler == jprobe_setjmp)
+		return 'j';
+	if (kprobe_is_kretprobe(p))
+		return 'r';
+	return 'k';
+}
+
+static void show_probe(struct seq_file *m, struct kprobe *p, bool show_addr)
+{
+	char sym[KSYM_NAME_LEN], *modname;
+	unsigned long size, offset;
+	const char *name;
+
+	name = kallsyms_lookup((unsigned long)p->addr, &size, &offset,
+			       &modname, sym);
+	seq_printf(m, "%px  %c  ", show_addr ? p->addr : NULL, probe_type(p));
+	if (name)
+		seq_printf(m, "%s+0x%lx", name, offset);
+	else
+		seq_printf(m, "%px", show_addr ? p->addr : NULL);
+	if (name && modname)
+		seq_printf(m, " [%s]", modname);
+	seq_printf(m, "%s%s%s\n",
+		   kprobe_gone(p) ? " [GONE]" : "",
+		   p->flags & KPROBE_FLAG_DISABLED ? " [DISABLED]" : "",
+		   kprobe_optimized(p) ? " [OPTIMIZED]" : "");
+}
+
+static int list_show(struct seq_file *m, void *unused)
+{
+	bool show_addr = kallsyms_show_value(m->file->f_cred);
+	struct kprobe_site *site;
+	struct kprobe *p;
+
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(site, &kprobe_sites, all)
+		list_for_each_entry(p, &site->probes, list)
+			show_probe(m, p, show_addr);
+	mutex_unlock(&kprobe_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(list);
+
+static int blacklist_show(struct seq_file *m, void *unused)
+{
+	kprobe_blacklist_show(m, kallsyms_show_value(m->file->f_cred));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(blacklist);
+
+static ssize_t enabled_read(struct file *file, char __user *buf, size_t count,
+			    loff_t *ppos)
+{
+	char s[3];
+
+	snprintf(s, sizeof(s), "%d\n", kprobes_armed() ? 1 : 0);
+	return simple_read_from_buffer(buf, count, ppos, s, 2);
+}
+
+/* Exactly "0" or "1", with or without a newline. */
+static ssize_t enabled_write(struct file *file, const char __user *buf,
+			     size_t count, loff_t *ppos)
+{
+	char s[2] = {};
+
+	if (count < 1 || count > 2)
+		return -EINVAL;
+	if (copy_from_user(s, buf, count))
+		return -EFAULT;
+	if ((s[0] != '0' && s[0] != '1') || (count == 2 && s[1] != '\n'))
+		return -EINVAL;
+	kprobes_set_armed(s[0] == '1');
+	return count;
+}
+
+static const struct file_operations enabled_fops = {
+	.read	= enabled_read,
+	.write	= enabled_write,
+	.llseek	= default_llseek,
+};
+
+static int __init kprobes_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
+
+	debugfs_create_file("list", 0400, dir, NULL, &list_fops);
+	debugfs_create_file("enabled", 0600, dir, NULL, &enabled_fops);
+	debugfs_create_file("blacklist", 0400, dir, NULL, &blacklist_fops);
+	return 0;
+}
+late_initcall(kprobes_debugfs_init);

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The control files: /sys/kernel/debug/kprobes/{list,enabled,blacklist} and
+# /proc/sys/debug/kprobes-optimization, their formats, their effects and
+# their permissions.
+
+. "$(dirname "$0")/functions.sh"
+
+OPT=/proc/sys/debug/kprobes-optimization
+
+ktap_print_header
+ktap_set_plan 17
+
+check "list, enabled, blacklist exist" \
+	[ -f $DEBUGFS/list -a -f $DEBUGFS/enabled -a -f $DEBUGFS/blacklist ]
+
+clear_log
+insmod "$MODDIR/kprobe_example.ko"
+line=$(grep ' kernel_clone+' $DEBUGFS/list)
+set -- $line
+check "list: a 16-digit address" sh -c "echo $1 | grep -qE '^[0-9a-f]{16}\$'"
+check "list: type k" [ "$2" = k ]
+check "list: symbol+offset" sh -c "echo $3 | grep -qE '^kernel_clone\+0x[0-9a-f]+\$'"
+check "list: no module, no state for a plain armed probe" [ $# -eq 3 ]
+
+check "enabled reads 1" [ "$(cat $DEBUGFS/enabled)" = 1 ]
+echo 0 > $DEBUGFS/enabled
+before=$(log_count "kernel_clone pre_handler")
+/bin/true & wait
+check "enabled 0: no hits" \
+	[ "$(log_count "kernel_clone pre_handler")" -eq "$before" -a "$(cat $DEBUGFS/enabled)" = 0 ]
+echo 1 > $DEBUGFS/enabled
+/bin/true & wait
+check "enabled 1: hits again" \
+	[ "$(log_count "kernel_clone pre_handler")" -gt "$before" -a "$(cat $DEBUGFS/enabled)" = 1 ]
+check "enabled refuses 2 and words" \
+	sh -c "! echo 2 > $DEBUGFS/enabled && ! echo on > $DEBUGFS/enabled"
+rmmod kprobe_example
+
+check "blacklist lists .kprobes.text and NOKPROBE_SYMBOL functions" \
+	sh -c "grep -q '\[.kprobes.text\]' $DEBUGFS/blacklist && grep -q 'do_int3' $DEBUGFS/blacklist"
+
+check "optimization knob reads 1" [ "$(cat $OPT)" = 1 ]
+echo 0 > $OPT
+check "optimization knob takes 0" [ "$(cat $OPT)" = 0 ]
+check "optimization knob refuses 2" sh -c "! echo 2 > $OPT"
+echo 1 > $OPT
+
+# A user other than root can neither read nor write the files (and su
+# itself works: the same command as root succeeds).
+check "su runs commands as another user" su -s /bin/sh nobody -c "test \$(id -u) = 65534"
+check_fails "non-root cannot read list" su -s /bin/sh nobody -c "cat $DEBUGFS/list" 2>/dev/null
+check_fails "non-root cannot write enabled" su -s /bin/sh nobody -c "echo 0 > $DEBUGFS/enabled" 2>/dev/null
+check_fails "non-root cannot write the optimization knob" \
+	su -s /bin/sh nobody -c "echo 0 > $OPT" 2>/dev/null
+
+ktap_finished

@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Probes in a module: by symbol name, listed with the module's name, GONE
+# once the module is unloaded, still unregistrable, and the module loads
+# again afterwards.
+
+. "$(dirname "$0")/functions.sh"
+
+ktap_print_header
+ktap_set_plan 8
+
+clear_log
+check "insmod kprobes_target" insmod "$MODDIR/kprobes_target.ko"
+check "probe on a module function by name" \
+	insmod "$MODDIR/kprobe_example.ko" symbol=kprobes_target_func
+cat /sys/kernel/debug/kprobes_target/call > /dev/null
+check "the probe fires" log_has "kprobes_target_func pre_handler"
+check "list shows the module" grep -q 'kprobes_target_func+0x[0-9a-f]* \[kprobes_target\]$' $DEBUGFS/list
+check "the module unloads with a probe in it" rmmod kprobes_target
+check "list shows the probe GONE" grep -q ' k .*\[GONE\]' $DEBUGFS/list
+check "a gone probe unregisters" rmmod kprobe_example
+check "the module loads again" sh -c "insmod $MODDIR/kprobes_target.ko && rmmod kprobes_target"
+
+ktap_finished
