@@ -10,20 +10,21 @@
 #ifndef _LINUX_KPROBES_H
 #define _LINUX_KPROBES_H
 
+#include <asm/kprobes.h>
+#include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/ftrace.h>
 #include <linux/linkage.h>
 #include <linux/list.h>
-#include <linux/notifier.h>
-#include <linux/smp.h>
-#include <linux/bug.h>
-#include <linux/percpu.h>
-#include <linux/spinlock.h>
-#include <linux/rcupdate.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
-#include <linux/ftrace.h>
+#include <linux/notifier.h>
 #include <linux/objpool.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/rethook.h>
-#include <asm/kprobes.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
 
 #ifdef CONFIG_KPROBES
 /* What the CPU's Kprobes machinery is doing, see kprobe_ctlblk. */
