@@ -143,6 +143,7 @@ struct kretprobe {
 /* One call in flight of a function with a return probe. */
 struct kretprobe_instance {
 	struct llist_node llist;	/* in task->kretprobe_instances */
+	struct rcu_head rcu;		/* dropping it once its probe is gone */
 	struct kretprobe_holder *rph;
 	struct kretprobe *rp;		/* valid while the handlers run */
 	struct task_struct *task;	/* the task that made the call */

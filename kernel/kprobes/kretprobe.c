@@ -51,6 +51,18 @@ static bool kretprobe_refused(kprobe_opcode_t *addr)
 	return false;
 }
 
+static void drop_instance(struct rcu_head *head)
+{
+	struct kretprobe_instance *ri = container_of(head, typeof(*ri), rcu);
+
+	objpool_drop(ri, &ri->rph->pool);
+}
+
+/*
+ * Back to the pool; or, once the probe is gone, out of it.  The last drop
+ * frees the pool, which may not happen here (preemption is off): it goes
+ * to an RCU callback.
+ */
 static void __kprobes recycle_instance(struct kretprobe_instance *ri)
 {
 	struct kretprobe_holder *rph = ri->rph;
@@ -58,7 +70,7 @@ static void __kprobes recycle_instance(struct kretprobe_instance *ri)
 	if (likely(READ_ONCE(rph->rp)))
 		objpool_push(ri, &rph->pool);
 	else
-		objpool_drop(ri, &rph->pool);
+		call_rcu(&ri->rcu, drop_instance);
 }
 
 /* The kprobe pre_handler at the function's entry. */

@@ -20,7 +20,7 @@ MODULE_PARM_DESC(func, "the function to probe (default kernel_clone)");
 
 /* What one call keeps between its entry and its return. */
 struct call_data {
-	ktime_t start;
+	u64 start;
 };
 
 static int entry_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -30,14 +30,15 @@ static int entry_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 	/* Kernel threads' calls are not of interest: skip them. */
 	if (!current->mm)
 		return 1;
-	data->start = ktime_get();
+	/* Handlers may run where ktime_get() may not: take the NMI-safe clock. */
+	data->start = ktime_get_mono_fast_ns();
 	return 0;
 }
 
 static int ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct call_data *data = (struct call_data *)ri->data;
-	s64 ns = ktime_to_ns(ktime_sub(ktime_get(), data->start));
+	s64 ns = ktime_get_mono_fast_ns() - data->start;
 
 	pr_info("%s returned %ld and took %lld ns\n", func,
 		(long)regs_return_value(regs), ns);
