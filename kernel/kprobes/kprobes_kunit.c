@@ -259,6 +259,49 @@ static void unregister_with_calls_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpr_sleepy(1), 2L);
 }
 
+static int inner_returns;
+
+static int count_inner(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	inner_returns++;
+	return 0;
+}
+
+/* A return handler that calls a function with another return probe. */
+static int call_probed(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	seen.returns++;
+	seen.ret[1] = kpr_square(5);
+	return 0;
+}
+
+static void handler_hits_another_kretprobe(struct kunit *test)
+{
+	struct kretprobe outer = {
+		.kp.symbol_name = "kpr_fact",
+		.handler = call_probed,
+	};
+	struct kretprobe inner = {
+		.kp.symbol_name = "kpr_square",
+		.handler = count_inner,
+	};
+
+	inner_returns = 0;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&inner), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&outer), 0);
+	KUNIT_EXPECT_EQ(test, kpr_fact(1), 1L);
+	KUNIT_EXPECT_EQ(test, seen.returns, 1);
+	KUNIT_EXPECT_EQ(test, seen.ret[1], 25L);
+	/* From inside a handler, the inner probe's hit is a miss. */
+	KUNIT_EXPECT_EQ(test, inner_returns, 0);
+	KUNIT_EXPECT_EQ(test, inner.kp.nmissed, 1UL);
+	/* Outside, it works. */
+	KUNIT_EXPECT_EQ(test, kpr_square(2), 4L);
+	KUNIT_EXPECT_EQ(test, inner_returns, 1);
+	unregister_kretprobe(&outer);
+	unregister_kretprobe(&inner);
+}
+
 static void kretprobe_refusals(struct kunit *test)
 {
 	struct kretprobe rp = {
@@ -386,6 +429,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE_SLOW(maxactive_exhaustion_counted),
 	KUNIT_CASE_SLOW(task_exit_returns_instance),
 	KUNIT_CASE_SLOW(unregister_with_calls_in_flight),
+	KUNIT_CASE(handler_hits_another_kretprobe),
 	KUNIT_CASE(kretprobe_refusals),
 	KUNIT_CASE(jprobe_sees_eight_arguments),
 	KUNIT_CASE(jprobe_and_kprobe_share_entry),
