@@ -317,7 +317,6 @@ void arch_remove_kprobe_site(struct kprobe_site *site);
 void arch_arm_kprobe_site(struct kprobe_site *site);
 void arch_disarm_kprobe_site(struct kprobe_site *site);
 void arch_kprobe_text_sync(void);
-bool arch_kprobe_text_reserved(kprobe_opcode_t *addr);
 
 /* Executable slots for the out-of-line copies (kernel/kprobes/slots.c). */
 kprobe_opcode_t *kprobe_slot_alloc(void);
