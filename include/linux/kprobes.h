@@ -189,7 +189,8 @@ struct kprobe_site {
 	struct list_head	probes;		/* struct kprobe.list, RCU */
 	struct arch_specific_insn ainsn;
 	kprobe_opcode_t		opcode;		/* original first byte */
-	bool			armed;		/* int3 written to the text */
+	bool			armed;		/* int3 wanted in the text */
+	struct list_head	poke;		/* queued text change, arming.c */
 	bool			gone;		/* the text itself is gone */
 	struct list_head	all;		/* kprobe_sites, kprobe_mutex */
 };
@@ -314,8 +315,7 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 bool *on_func_entry);
 int arch_prepare_kprobe_site(struct kprobe_site *site);
 void arch_remove_kprobe_site(struct kprobe_site *site);
-void arch_arm_kprobe_site(struct kprobe_site *site);
-void arch_disarm_kprobe_site(struct kprobe_site *site);
+void arch_kprobe_poke_sites(struct list_head *queue);
 void arch_kprobe_text_sync(void);
 
 /* Executable slots for the out-of-line copies (kernel/kprobes/slots.c). */

@@ -18,9 +18,15 @@ extern struct mutex kprobe_mutex;
 
 /* The site hash (sites.c); writers hold kprobe_mutex. */
 void kprobe_site_insert(struct kprobe_site *site);
-void kprobe_site_remove(struct kprobe_site *site);
+void kprobe_site_unhash(struct kprobe_site *site);
 struct kprobe_site *kprobe_site_of(struct kprobe *p);
 bool kprobe_site_has_enabled(struct kprobe_site *site);
+
+/* Queued text changes (arming.c); kprobe_mutex. */
+void kprobe_site_set_armed(struct kprobe_site *site, bool armed);
+void kprobe_site_drop_pending(struct kprobe_site *site);
+void kprobe_commit_text(void);
+void kprobe_sync_text(void);
 
 /* Every site, in registration order (struct kprobe_site.all); kprobe_mutex. */
 extern struct list_head kprobe_sites;

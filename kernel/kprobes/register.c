@@ -90,6 +90,7 @@ static struct kprobe_site *site_create(kprobe_opcode_t *addr)
 		return ERR_PTR(-ENOMEM);
 	site->addr = addr;
 	INIT_LIST_HEAD(&site->probes);
+	INIT_LIST_HEAD(&site->poke);
 	ret = arch_prepare_kprobe_site(site);
 	if (ret) {
 		kfree(site);
@@ -115,13 +116,9 @@ static bool kprobes_all_armed = true;
 /* Arm or disarm @site to match its probes; the caller syncs. */
 static void site_update_arming(struct kprobe_site *site)
 {
-	bool want = kprobes_all_armed && !site->gone &&
-		    kprobe_site_has_enabled(site);
-
-	if (want && !site->armed)
-		arch_arm_kprobe_site(site);
-	else if (!want && site->armed)
-		arch_disarm_kprobe_site(site);
+	if (!site->gone)
+		kprobe_site_set_armed(site, kprobes_all_armed &&
+					    kprobe_site_has_enabled(site));
 }
 
 static int __register_kprobe(struct kprobe *p)
@@ -166,8 +163,10 @@ static int __register_kprobe(struct kprobe *p)
 }
 
 /*
- * First half of a removal: unlink @p and disarm its site if nothing enabled
- * is left there.  An emptied site moves to @dead for finish_removal().
+ * First half of a removal: unlink @p and ask for its site to be disarmed if
+ * nothing enabled is left there.  An emptied site moves to @dead; it stays
+ * in the hash until its original byte is back (finish_removal()), so that
+ * a CPU meeting its int3 meanwhile still finds it.
  * Return: false when @p is not registered.
  */
 static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
@@ -177,31 +176,35 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
 	if (!site)
 		return false;
 	list_del_rcu(&p->list);
-	if (site->armed && !kprobe_site_has_enabled(site))
-		arch_disarm_kprobe_site(site);
-	if (list_empty(&site->probes)) {
-		kprobe_site_remove(site);
-		list_add_tail(&site->all, dead);
-	}
+	if (!kprobe_site_has_enabled(site))
+		site_update_arming(site);
+	if (list_empty(&site->probes))
+		list_move_tail(&site->all, dead);
 	return true;
 }
 
 /*
- * Second half: one text sync and one grace period for everything unlinked
- * since the first half, then free the emptied sites.
+ * Second half: write the original bytes back, unhash the emptied sites, then
+ * one text sync and one grace period for the whole batch, and free them.
  *
  * The sync is an IPI every CPU must take, and a CPU takes no interrupt
  * between reaching an int3 and leaving the copy, so the sync alone already
  * drains the breakpoint path.  The grace period is for the other readers
- * of the hash and the probe lists: get_kprobe() callers under RCU.
+ * of the hash and the probe lists: get_kprobe() callers under RCU.  It is
+ * expedited: a normal grace period costs several ticks of waiting, most
+ * of an unregistration's time, while the sync has just interrupted every
+ * CPU anyway, so the IPIs of an expedited one add little disturbance.
  */
 static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 {
 	struct kprobe_site *site, *tmp;
 	int i;
 
+	kprobe_commit_text();
+	list_for_each_entry(site, dead, all)
+		kprobe_site_unhash(site);
 	arch_kprobe_text_sync();
-	synchronize_rcu();
+	synchronize_rcu_expedited();
 	/* No CPU can see these lists any more. */
 	for (i = 0; i < num; i++)
 		if (kps[i]->addr)
@@ -252,7 +255,7 @@ int register_kprobes(struct kprobe **kps, int num)
 		}
 	}
 	if (!ret)
-		arch_kprobe_text_sync();
+		kprobe_sync_text();
 	mutex_unlock(&kprobe_mutex);
 	kfree(old_addrs);
 	return ret;
@@ -356,7 +359,7 @@ static int set_kprobe_disabled(struct kprobe *kp, bool disable)
 	else
 		kp->flags &= ~KPROBE_FLAG_DISABLED;
 	site_update_arming(site);
-	arch_kprobe_text_sync();
+	kprobe_sync_text();
 out:
 	mutex_unlock(&kprobe_mutex);
 	return ret;
@@ -404,7 +407,7 @@ void kprobes_set_armed(bool on)
 		WRITE_ONCE(kprobes_all_armed, on);
 		list_for_each_entry(site, &kprobe_sites, all)
 			site_update_arming(site);
-		arch_kprobe_text_sync();
+		kprobe_sync_text();
 	}
 	mutex_unlock(&kprobe_mutex);
 }

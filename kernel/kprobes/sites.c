@@ -30,11 +30,13 @@ void kprobe_site_insert(struct kprobe_site *site)
 	hash_add_rcu(kprobe_site_hash, &site->node, (unsigned long)site->addr);
 }
 
-/* The caller waits for a grace period before it frees @site. */
-void kprobe_site_remove(struct kprobe_site *site)
+/*
+ * Take @site out of the hash (a gone site is out already); the caller has
+ * its own use for ->all and waits for a grace period before freeing @site.
+ */
+void kprobe_site_unhash(struct kprobe_site *site)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	list_del(&site->all);
 	if (!site->gone)
 		hash_del_rcu(&site->node);
 }
@@ -50,6 +52,7 @@ void kprobe_site_gone(struct kprobe_site *site)
 	lockdep_assert_held(&kprobe_mutex);
 	site->gone = true;
 	site->armed = false;
+	kprobe_site_drop_pending(site);
 	hash_del_rcu(&site->node);
 	list_for_each_entry(p, &site->probes, list)
 		p->flags |= KPROBE_FLAG_GONE;

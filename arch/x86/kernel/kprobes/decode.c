@@ -76,7 +76,8 @@ static int read_original_bytes(unsigned long addr, u8 *buf)
 		if (buf[i] != INT3_INSN_OPCODE)
 			continue;
 		site = kprobe_site_lookup((kprobe_opcode_t *)addr + i);
-		if (site && site->armed)
+		/* ->armed may be ahead of the text; the site's byte is right. */
+		if (site)
 			buf[i] = site->opcode;
 	}
 	return 0;

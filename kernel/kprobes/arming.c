@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Arming and disarming sites, in bulk.
+ *
+ * Changing a site's wish (int3 or the original byte) only queues it; the
+ * text is written when the caller commits, all queued sites in one go
+ * through the architecture.  That is what makes a batch of a thousand
+ * probes cheap: the cost of reaching the text is paid per batch, not per
+ * byte.  Every API call commits before it drops kprobe_mutex, so outside
+ * that mutex the queue is empty, and a site whose text is about to vanish
+ * (a module unloading) cannot be sitting in it.
+ */
+#include "internal.h"
+
+/* Sites whose text byte is not yet what ->armed asks for; kprobe_mutex. */
+static LIST_HEAD(pending_sites);
+
+/* Ask for int3 (@armed) or the original byte at @site. */
+void kprobe_site_set_armed(struct kprobe_site *site, bool armed)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (site->armed == armed)
+		return;
+	site->armed = armed;
+	if (list_empty(&site->poke))
+		list_add_tail(&site->poke, &pending_sites);
+}
+
+/* The text of @site is gone: whatever it wanted is never written. */
+void kprobe_site_drop_pending(struct kprobe_site *site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	list_del_init(&site->poke);
+}
+
+/*
+ * Write every queued byte.  Other CPUs may go on running stale copies of
+ * the old bytes until kprobe_sync_text().
+ */
+void kprobe_commit_text(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (!list_empty(&pending_sites))
+		arch_kprobe_poke_sites(&pending_sites);
+}
+
+/* Write every queued byte and serialise every CPU against the new text. */
+void kprobe_sync_text(void)
+{
+	kprobe_commit_text();
+	arch_kprobe_text_sync();
+}
