@@ -3,12 +3,13 @@
 #
 # Probes in a module: by symbol name, listed with the module's name, GONE
 # once the module is unloaded, still unregistrable, and the module loads
-# again afterwards.
+# again afterwards.  A probe on a module's __init code fires while that code
+# is there and turns GONE when the load completes and frees it.
 
 . "$(dirname "$0")/functions.sh"
 
 ktap_print_header
-ktap_set_plan 8
+ktap_set_plan 13
 
 clear_log
 check "insmod kprobes_target" insmod "$MODDIR/kprobes_target.ko"
@@ -21,5 +22,18 @@ check "the module unloads with a probe in it" rmmod kprobes_target
 check "list shows the probe GONE" grep -q ' k .*\[GONE\]' $DEBUGFS/list
 check "a gone probe unregisters" rmmod kprobe_example
 check "the module loads again" sh -c "insmod $MODDIR/kprobes_target.ko && rmmod kprobes_target"
+
+
+# gone_lines: how many probes the list shows GONE.
+gone_lines() {
+	grep -c ' k .*\[GONE\]' $DEBUGFS/list
+}
+check "a module probes its own __init code" \
+	insmod "$MODDIR/kprobes_target.ko" init_probe=1
+check "the __init probe fired" \
+	test "$(cat /sys/kernel/debug/kprobes_target/init_hits)" = 1
+check "the freed __init probe is GONE" test "$(gone_lines)" = 1
+check "the module with a gone __init probe unloads" rmmod kprobes_target
+check "no probe is left" test "$(wc -l < $DEBUGFS/list)" = 0
 
 ktap_finished

@@ -2,9 +2,19 @@
 /*
  * A module with a function to probe, for the selftests of probes in
  * modules: reading /sys/kernel/debug/kprobes_target/call calls it once.
+ *
+ * With init_probe=1 the module also probes a function of its own __init
+ * code from its init, calls it, and shows the hits in .../init_hits: the
+ * probe must fire while the code is there and turn [GONE] when the kernel
+ * frees it at the end of the load.  The exit unregisters it.
  */
 #include <linux/debugfs.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
+
+static bool init_probe;
+module_param(init_probe, bool, 0400);
+MODULE_PARM_DESC(init_probe, "probe a function of the module's __init code");
 
 noinline int kprobes_target_func(int x);
 noinline int kprobes_target_func(int x)
@@ -21,18 +31,61 @@ static int call_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(call);
 
+static u32 init_hits;
+
+static int init_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	init_hits++;
+	return 0;
+}
+
+static struct kprobe init_kp = {
+	.symbol_name	= "kprobes_target_init_work",
+	.pre_handler	= init_pre,
+};
+
+noinline int __init kprobes_target_init_work(int x);
+noinline int __init kprobes_target_init_work(int x)
+{
+	return x + 7;
+}
+
+/* Probe our own __init function and call it once; 0 or an errno. */
+static int __init probe_init_code(void)
+{
+	int ret = register_kprobe(&init_kp);
+
+	if (ret)
+		return ret;
+	if (kprobes_target_init_work(1) != 8) {
+		unregister_kprobe(&init_kp);
+		return -EIO;
+	}
+	return 0;
+}
+
 static struct dentry *dir;
 
 static int __init kprobes_target_init(void)
 {
+	int ret;
+
+	if (init_probe) {
+		ret = probe_init_code();
+		if (ret)
+			return ret;
+	}
 	dir = debugfs_create_dir("kprobes_target", NULL);
 	debugfs_create_file("call", 0400, dir, NULL, &call_fops);
+	debugfs_create_u32("init_hits", 0400, dir, &init_hits);
 	return 0;
 }
 
 static void __exit kprobes_target_exit(void)
 {
 	debugfs_remove_recursive(dir);
+	if (init_probe)
+		unregister_kprobe(&init_kp);
 }
 
 module_init(kprobes_target_init);
