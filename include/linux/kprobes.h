@@ -183,6 +183,14 @@ struct kprobe_blacklist_entry {
  * from the breakpoint handler under RCU (the trap runs with interrupts off,
  * which is an RCU read-side critical section).
  */
+/* Where a site stands with jump optimization (struct kprobe_site.opt). */
+enum kprobe_opt_state {
+	KPROBE_OPT_NONE,	/* reached through int3, or not armed */
+	KPROBE_OPT_QUEUED,	/* waiting for the optimizer's next run */
+	KPROBE_OPT_WAITING,	/* the optimizer waits out tasks in the region */
+	KPROBE_OPT_DONE,	/* reached through a jmp to its detour */
+};
+
 struct kprobe_site {
 	struct hlist_node	node;		/* in the address hash */
 	kprobe_opcode_t		*addr;
@@ -191,6 +199,14 @@ struct kprobe_site {
 	kprobe_opcode_t		opcode;		/* original first byte */
 	bool			armed;		/* int3 wanted in the text */
 	struct list_head	poke;		/* queued text change, arming.c */
+	/* Jump optimization (optimizer.c), kprobe_mutex. */
+	u8			opt;		/* enum kprobe_opt_state */
+	bool			jumped;		/* a jmp stands in the text */
+	bool			stepped;	/* a probe needs the step path */
+	bool			region_clear;	/* no other site in the region */
+	struct list_head	opt_list;	/* optimizer queue */
+	struct rcu_head		rcu;		/* freeing after RCU Tasks */
+	struct llist_node	reap;		/* ... then in a work item */
 	bool			gone;		/* the text itself is gone */
 	struct list_head	all;		/* kprobe_sites, kprobe_mutex */
 };
@@ -315,7 +331,12 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 bool *on_func_entry);
 int arch_prepare_kprobe_site(struct kprobe_site *site);
 void arch_remove_kprobe_site(struct kprobe_site *site);
+void kprobe_optimizer_flush(void);
 void arch_kprobe_poke_sites(struct list_head *queue);
+void arch_optimize_sites(struct list_head *sites);
+void arch_unoptimize_sites(struct list_head *sites);
+unsigned int arch_kprobe_region_len(struct kprobe_site *site);
+void arch_kprobe_drop_jump(struct kprobe_site *site);
 void arch_kprobe_text_sync(void);
 
 /* Executable slots for the out-of-line copies (kernel/kprobes/slots.c). */

@@ -40,6 +40,8 @@ void kprobe_site_drop_pending(struct kprobe_site *site)
 void kprobe_commit_text(void)
 {
 	lockdep_assert_held(&kprobe_mutex);
+	/* Jumps first: a byte queued below may lie under one. */
+	kprobe_commit_unoptimize();
 	if (!list_empty(&pending_sites))
 		arch_kprobe_poke_sites(&pending_sites);
 }

@@ -28,6 +28,14 @@ void kprobe_site_drop_pending(struct kprobe_site *site);
 void kprobe_commit_text(void);
 void kprobe_sync_text(void);
 
+/* The jump optimizer (optimizer.c); kprobe_mutex. */
+extern int sysctl_kprobes_optimization;
+void kprobe_site_update_opt(struct kprobe_site *site);
+void kprobe_commit_unoptimize(void);
+void kprobe_site_opt_gone(struct kprobe_site *site);
+void kprobe_opt_neighbours_changed(kprobe_opcode_t *addr);
+void kprobe_optimization_changed(void);
+
 /* Every site, in registration order (struct kprobe_site.all); kprobe_mutex. */
 extern struct list_head kprobe_sites;
 

@@ -18,9 +18,11 @@
  */
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/llist.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <asm/sections.h>
 
 #include "internal.h"
@@ -91,6 +93,7 @@ static struct kprobe_site *site_create(kprobe_opcode_t *addr)
 	site->addr = addr;
 	INIT_LIST_HEAD(&site->probes);
 	INIT_LIST_HEAD(&site->poke);
+	INIT_LIST_HEAD(&site->opt_list);
 	ret = arch_prepare_kprobe_site(site);
 	if (ret) {
 		kfree(site);
@@ -113,12 +116,30 @@ static bool site_has_jprobe(struct kprobe_site *site)
 /* debugfs' enabled: false while every probe is disarmed; kprobe_mutex. */
 static bool kprobes_all_armed = true;
 
-/* Arm or disarm @site to match its probes; the caller syncs. */
+/* Does any probe at @site need the instruction stepped (int3.c)? */
+static bool site_needs_step(struct kprobe_site *site)
+{
+	struct kprobe *p;
+
+	list_for_each_entry(p, &site->probes, list)
+		if (p->post_handler || p->fault_handler ||
+		    p->pre_handler == jprobe_setjmp)
+			return true;
+	return false;
+}
+
+/*
+ * Arm or disarm @site to match its probes, and let the optimizer know;
+ * the caller commits.
+ */
 static void site_update_arming(struct kprobe_site *site)
 {
-	if (!site->gone)
-		kprobe_site_set_armed(site, kprobes_all_armed &&
-					    kprobe_site_has_enabled(site));
+	if (site->gone)
+		return;
+	WRITE_ONCE(site->stepped, site_needs_step(site));
+	kprobe_site_set_armed(site, kprobes_all_armed &&
+				    kprobe_site_has_enabled(site));
+	kprobe_site_update_opt(site);
 }
 
 static int __register_kprobe(struct kprobe *p)
@@ -149,6 +170,8 @@ static int __register_kprobe(struct kprobe *p)
 		module_put(mod);
 		if (IS_ERR(site))
 			return PTR_ERR(site);
+		/* A site inside another's region stops that one's jump. */
+		kprobe_opt_neighbours_changed(addr);
 	}
 
 	p->addr = addr;
@@ -160,6 +183,43 @@ static int __register_kprobe(struct kprobe *p)
 	list_add_tail_rcu(&p->list, &site->probes);
 	site_update_arming(site);
 	return 0;
+}
+
+/*
+ * Freeing a site.  A task may be preempted inside its boost copy or its
+ * detour (whose head holds the site's address) long after the text sync
+ * and the grace period above, so the slot and the site go only after an
+ * RCU Tasks grace period, which waits for every task to pass a voluntary
+ * context switch.  The callback cannot take kprobe_mutex (slots.c needs
+ * it), so it hands the site to a work item.
+ */
+static LLIST_HEAD(sites_to_free);
+
+static void free_sites_work(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&sites_to_free);
+	struct kprobe_site *site, *tmp;
+
+	mutex_lock(&kprobe_mutex);
+	llist_for_each_entry_safe(site, tmp, list, reap) {
+		arch_remove_kprobe_site(site);
+		kfree(site);
+	}
+	mutex_unlock(&kprobe_mutex);
+}
+static DECLARE_WORK(sites_free_work, free_sites_work);
+
+static void site_tasks_rcu_done(struct rcu_head *head)
+{
+	struct kprobe_site *site = container_of(head, struct kprobe_site, rcu);
+
+	if (llist_add(&site->reap, &sites_to_free))
+		schedule_work(&sites_free_work);
+}
+
+static void site_free_after_tasks(struct kprobe_site *site)
+{
+	call_rcu_tasks(&site->rcu, site_tasks_rcu_done);
 }
 
 /*
@@ -176,8 +236,7 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
 	if (!site)
 		return false;
 	list_del_rcu(&p->list);
-	if (!kprobe_site_has_enabled(site))
-		site_update_arming(site);
+	site_update_arming(site);
 	if (list_empty(&site->probes))
 		list_move_tail(&site->all, dead);
 	return true;
@@ -203,16 +262,18 @@ static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 	kprobe_commit_text();
 	list_for_each_entry(site, dead, all)
 		kprobe_site_unhash(site);
+	/* Sites whose regions held the dead ones may jump again. */
+	list_for_each_entry(site, dead, all)
+		if (!site->gone)
+			kprobe_opt_neighbours_changed(site->addr);
 	arch_kprobe_text_sync();
 	synchronize_rcu_expedited();
 	/* No CPU can see these lists any more. */
 	for (i = 0; i < num; i++)
 		if (kps[i]->addr)
 			INIT_LIST_HEAD(&kps[i]->list);
-	list_for_each_entry_safe(site, tmp, dead, all) {
-		arch_remove_kprobe_site(site);
-		kfree(site);
-	}
+	list_for_each_entry_safe(site, tmp, dead, all)
+		site_free_after_tasks(site);
 }
 
 /**

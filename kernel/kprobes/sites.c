@@ -53,6 +53,7 @@ void kprobe_site_gone(struct kprobe_site *site)
 	site->gone = true;
 	site->armed = false;
 	kprobe_site_drop_pending(site);
+	kprobe_site_opt_gone(site);
 	hash_del_rcu(&site->node);
 	list_for_each_entry(p, &site->probes, list)
 		p->flags |= KPROBE_FLAG_GONE;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/sys/debug/kprobes-optimization: whether probes may be reached
- * through jumps instead of breakpoints.  Validated 0 or 1.  Jump
- * optimization itself is not built yet, so the value has no effect.
+ * through jumps instead of breakpoints.  Validated 0 or 1.  Writing 0
+ * puts every jump back to an int3 before the write returns; writing 1
+ * queues every site that can take one for the optimizer (optimizer.c).
  */
 #include <linux/init.h>
 #include <linux/kprobes.h>
@@ -12,13 +13,23 @@
 
 int sysctl_kprobes_optimization = 1;
 
+static int optimization_handler(const struct ctl_table *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+
+	if (!ret && write)
+		kprobe_optimization_changed();
+	return ret;
+}
+
 static struct ctl_table kprobes_sysctls[] = {
 	{
 		.procname	= "kprobes-optimization",
 		.data		= &sysctl_kprobes_optimization,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= optimization_handler,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},

@@ -2,7 +2,9 @@
 /*
  * x86-64 part of Kprobes: the breakpoint is int3, the probed instruction
  * runs from an executable copy followed by a second int3, or is emulated
- * when it transfers control.
+ * when it transfers control.  Where it can, the int3 path instead leaves
+ * for a copy followed by a jump back (boosting), and an optimized site is
+ * reached through a jump to its detour instead of an int3.
  */
 #ifndef _ASM_X86_KPROBES_H
 #define _ASM_X86_KPROBES_H
@@ -27,8 +29,19 @@ typedef u8 kprobe_opcode_t;
 /* Bytes of stack above the stack pointer a jprobe handler may change. */
 #define MAX_STACK_SIZE		64
 
-/* Size of one executable slot: the longest instruction and what follows. */
-#define KPROBE_SLOT_SIZE	32
+/*
+ * One executable slot per site, in three parts:
+ *   0   the step copy: the instruction, then int3
+ *   16  the boost copy: the instruction, then a jump back (if it fits)
+ *   32  the detour (if the site can be optimized): save a pt_regs, call
+ *       the handlers, restore, the copied region, a jump back
+ */
+#define KPROBE_SLOT_SIZE	192
+#define KPROBE_BOOST_OFFSET	16
+#define KPROBE_DETOUR_OFFSET	32
+
+/* The longest region a detour copies: a jump's 5 bytes, plus one insn. */
+#define KPROBE_MAX_REGION	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
 
 /* How a probed instruction is carried out, decided at registration. */
 enum kprobe_insn_kind {
@@ -54,6 +67,13 @@ struct arch_specific_insn {
 	s32		disp;		/* displacement of an indirect operand */
 	u8		disp_rip;	/* the indirect operand is RIP-relative */
 	u16		imm;		/* ret imm16 */
+
+	/* Boosting and jump optimization (opt.c); fixed at preparation. */
+	kprobe_opcode_t	*boost;		/* copy + jmp back, or NULL */
+	kprobe_opcode_t	*detour;	/* the detour, or NULL */
+	kprobe_opcode_t	*region_copy;	/* the detour's copy of the region */
+	u8		region_len;	/* bytes the detour's copy stands for */
+	u8		saved[JMP32_INSN_SIZE]; /* the text a jump replaces */
 };
 
 /* Nesting depth of out-of-line executions on one CPU (NMI inside #BP...). */
@@ -79,6 +99,8 @@ bool jprobe_is_return_trap(kprobe_opcode_t *addr);
 struct kprobe_site *jprobe_longjmp(struct pt_regs *regs);
 __visible unsigned long kretprobe_trampoline_callback(struct pt_regs *regs);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+__visible void kprobe_detour_callback(struct kprobe_site *site,
+				      struct pt_regs *regs);
 
 #endif /* CONFIG_KPROBES */
 #endif /* _ASM_X86_KPROBES_H */

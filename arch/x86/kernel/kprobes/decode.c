@@ -33,6 +33,8 @@
 #include <asm/insn.h>
 #include <asm/text-patching.h>
 
+#include "decode.h"
+
 /**
  * arch_adjust_kprobe_addr() - the address to probe for symbol + offset
  * @addr: start of the function
@@ -65,6 +67,21 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
  * Read the instruction bytes at @addr as the kernel was built: where one of
  * our breakpoints stands, put back the byte it replaced.
  */
+/* Undo the jmp of an optimized site that covers byte @i of @buf. */
+static void unjump_byte(unsigned long addr, u8 *buf, unsigned int i)
+{
+	struct kprobe_site *site;
+	unsigned int k;
+
+	for (k = 1; k < JMP32_INSN_SIZE; k++) {
+		site = kprobe_site_lookup((kprobe_opcode_t *)addr + i - k);
+		if (site && site->jumped) {
+			buf[i] = site->ainsn.saved[k];
+			return;
+		}
+	}
+}
+
 static int read_original_bytes(unsigned long addr, u8 *buf)
 {
 	struct kprobe_site *site;
@@ -73,17 +90,20 @@ static int read_original_bytes(unsigned long addr, u8 *buf)
 	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
 		return -EFAULT;
 	for (i = 0; i < MAX_INSN_SIZE; i++) {
-		if (buf[i] != INT3_INSN_OPCODE)
-			continue;
-		site = kprobe_site_lookup((kprobe_opcode_t *)addr + i);
+		site = NULL;
+		if (buf[i] == INT3_INSN_OPCODE || kprobe_nr_jumped)
+			site = kprobe_site_lookup((kprobe_opcode_t *)addr + i);
 		/* ->armed may be ahead of the text; the site's byte is right. */
 		if (site)
 			buf[i] = site->opcode;
+		else if (kprobe_nr_jumped)
+			unjump_byte(addr, buf, i);
 	}
 	return 0;
 }
 
-static int decode_original(unsigned long addr, struct insn *insn, u8 *buf)
+/* Decode the instruction at @addr as built; its bytes go to @buf. */
+int kprobe_decode_original(unsigned long addr, struct insn *insn, u8 *buf)
 {
 	int ret = read_original_bytes(addr, buf);
 
@@ -107,17 +127,17 @@ static int decode_at_boundary(unsigned long addr, struct insn *insn, u8 *buf)
 	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
 		return -EINVAL;
 	for (cur = addr - offset; cur < addr; cur += insn->length) {
-		ret = decode_original(cur, insn, buf);
+		ret = kprobe_decode_original(cur, insn, buf);
 		if (ret)
 			return ret;
 	}
 	if (cur != addr)
 		return -EILSEQ;
-	return decode_original(addr, insn, buf);
+	return kprobe_decode_original(addr, insn, buf);
 }
 
 /* Is the instruction refused outright? */
-static bool insn_refused(struct insn *insn)
+bool kprobe_insn_refused(struct insn *insn)
 {
 	u8 op = insn->opcode.bytes[0];
 
@@ -152,7 +172,7 @@ static bool insn_refused(struct insn *insn)
 	return false;
 }
 
-static bool has_addr_size_prefix(struct insn *insn)
+bool kprobe_insn_has_addr_size_prefix(struct insn *insn)
 {
 	insn_byte_t p;
 	int i;
@@ -166,7 +186,7 @@ static bool has_addr_size_prefix(struct insn *insn)
 /* Record how an indirect call/jmp finds its target. */
 static int classify_indirect(struct insn *insn, struct arch_specific_insn *ai)
 {
-	if (insn_is_rex2(insn) || has_addr_size_prefix(insn))
+	if (insn_is_rex2(insn) || kprobe_insn_has_addr_size_prefix(insn))
 		return -EINVAL;
 	ai->modrm = insn->modrm.bytes[0];
 	ai->sib = insn->sib.nbytes ? insn->sib.bytes[0] : 0;
@@ -181,7 +201,7 @@ static int classify(struct insn *insn, struct arch_specific_insn *ai)
 {
 	u8 op = insn->opcode.bytes[0];
 
-	if (insn_refused(insn))
+	if (kprobe_insn_refused(insn))
 		return -EINVAL;
 
 	ai->kind = KPROBE_INSN_STEP;
@@ -199,7 +219,7 @@ static int classify(struct insn *insn, struct arch_specific_insn *ai)
 		ai->cc = op & 0x0f;
 		break;
 	case 0xe0 ... 0xe3:
-		if (has_addr_size_prefix(insn))
+		if (kprobe_insn_has_addr_size_prefix(insn))
 			return -EINVAL;	/* would count in %ecx */
 		ai->kind = KPROBE_INSN_LOOP;
 		ai->cc = op & 0x03;
@@ -234,7 +254,7 @@ static int classify(struct insn *insn, struct arch_specific_insn *ai)
 }
 
 /* Is the instruction text that other patching owns? */
-static bool text_owned_elsewhere(kprobe_opcode_t *addr, unsigned int len)
+bool kprobe_text_owned_elsewhere(kprobe_opcode_t *addr, unsigned int len)
 {
 	void *end = addr + len - 1;
 	bool ret;
@@ -284,7 +304,7 @@ static int build_copy(struct kprobe_site *site, struct insn *insn, u8 *buf,
 int arch_prepare_kprobe_site(struct kprobe_site *site)
 {
 	struct arch_specific_insn *ai = &site->ainsn;
-	u8 buf[KPROBE_SLOT_SIZE];
+	u8 buf[KPROBE_SLOT_SIZE] = { };
 	kprobe_opcode_t *slot;
 	struct insn insn;
 	int ret;
@@ -295,7 +315,7 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	ret = classify(&insn, ai);
 	if (ret)
 		return ret;
-	if (text_owned_elsewhere(site->addr, insn.length) ||
+	if (kprobe_text_owned_elsewhere(site->addr, insn.length) ||
 	    find_bug((unsigned long)site->addr))
 		return -EINVAL;
 
@@ -312,7 +332,8 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 		kprobe_slot_free(slot);
 		return ret;
 	}
-	text_poke_copy(slot, buf, insn.length + INT3_INSN_SIZE);
+	ret = kprobe_prepare_fast_paths(site, &insn, buf, slot);
+	text_poke_copy(slot, buf, ret);
 	ai->insn = slot;
 	return 0;
 }

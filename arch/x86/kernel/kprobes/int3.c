@@ -4,8 +4,9 @@
  *
  * do_int3() calls kprobe_int3_handler() in NMI-like context: interrupts
  * off, not preemptible, RCU watching.  For the first int3 (the probe
- * itself) we run the pre_handlers, then either emulate the instruction or
- * send the CPU to the copy with IF cleared.  The int3 behind the copy brings
+ * itself) we run the pre_handlers, then either emulate the instruction,
+ * send the CPU to a copy that jumps back by itself (opt.c), or send it to
+ * the copy that ends in int3, with IF cleared.  The int3 behind the copy brings
  * us back here; we restore IF, put the CPU after the original instruction,
  * and run the post_handlers.
  *
@@ -203,6 +204,22 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
 	return addr == site->ainsn.insn + site->ainsn.len;
 }
 
+/*
+ * A copy followed by a jump back, if the site may skip the second trap:
+ * the detour's copy of the region while no other site is inside it,
+ * else the boost copy of the one instruction (opt.c).  The flags are
+ * kprobe_mutex's to write; a stale read only picks the slower path or a
+ * copy that is still there (slots outlive an RCU Tasks grace period).
+ */
+static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site)
+{
+	if (READ_ONCE(site->stepped))
+		return NULL;
+	if (READ_ONCE(site->region_clear) && site->ainsn.detour)
+		return site->ainsn.region_copy;
+	return site->ainsn.boost;
+}
+
 /**
  * kprobe_int3_handler() - the breakpoint hook of do_int3()
  * @regs: registers at the trap; regs->ip is just past the int3
@@ -213,7 +230,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb;
 	struct kprobe_site *site;
-	kprobe_opcode_t *addr;
+	kprobe_opcode_t *addr, *fast;
 
 	if (user_mode(regs))
 		return 0;
@@ -245,6 +262,12 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 
 	if (kprobe_site_pre_handlers(site, regs))
 		return 1;	/* a handler sent the CPU elsewhere */
+	fast = fast_copy(site);
+	if (fast) {
+		reset_current_kprobe();
+		regs->ip = (unsigned long)fast;
+		return 1;
+	}
 	return carry_out(kcb, site, regs, true);
 }
 

@@ -118,7 +118,14 @@ static int traps_per_hit(struct kprobe *p)
 	{
 		struct kprobe_site *site = kprobe_site_lookup(p->addr);
 
-		return site && !site->ainsn.insn ? 1 : 2;
+		if (!site)
+			return 2;
+		if (!site->ainsn.insn)
+			return 1;	/* emulated */
+		if (!site->stepped && (site->ainsn.boost ||
+				       (site->region_clear && site->ainsn.detour)))
+			return 1;	/* boosted */
+		return 2;
 	}
 #else				/* upstream: no boost on preemptible kernels */
 	return p->ainsn.emulate_op ? 1 : 2;

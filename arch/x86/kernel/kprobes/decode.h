@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the x86 Kprobes files: reading and judging instructions as the
+ * kernel was built, whatever our breakpoints and jumps did to the text.
+ */
+#ifndef _X86_KERNEL_KPROBES_DECODE_H
+#define _X86_KERNEL_KPROBES_DECODE_H
+
+#include <asm/insn.h>
+
+struct kprobe_site;
+
+int kprobe_decode_original(unsigned long addr, struct insn *insn, u8 *buf);
+bool kprobe_insn_refused(struct insn *insn);
+bool kprobe_insn_has_addr_size_prefix(struct insn *insn);
+bool kprobe_text_owned_elsewhere(kprobe_opcode_t *addr, unsigned int len);
+int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
+			      u8 *buf, kprobe_opcode_t *slot);
+
+/* Sites with a jmp in the text (opt.c); kprobe_mutex. */
+extern unsigned int kprobe_nr_jumped;
+
+#endif

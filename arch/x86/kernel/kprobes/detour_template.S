@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The head of every detour, copied into the site's slot by opt.c.
+ *
+ * An optimized site jumps here instead of trapping, with the stack exactly
+ * as at the probed instruction.  The head lays out a struct pt_regs below
+ * it (ss and sp both hold the probed code's sp; cs is the kernel's; ip is
+ * filled in by the callback), calls kprobe_detour_callback(site, regs),
+ * and puts every register back, flags last.  The copied region and the
+ * jump back follow the head in the slot.
+ *
+ * The bytes live in .rodata: they are never run here, only copied.  Two
+ * places are filled per copy: the site pointer (the immediate of the
+ * movabs) and the displacement of the call.
+ */
+#include <linux/linkage.h>
+#include <asm/segment.h>
+
+	.pushsection .rodata, "a"
+SYM_DATA_START(kprobe_detour_template)
+	pushq	%rsp			/* ->ss slot: push stores the old sp */
+	pushq	(%rsp)			/* ->sp: the probed code's sp */
+	pushfq				/* ->flags, before anything changes them */
+	pushq	$__KERNEL_CS		/* ->cs */
+	pushq	$0			/* ->ip */
+	pushq	$-1			/* ->orig_ax */
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%rax
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	pushq	%rbx
+	pushq	%rbp
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	movq	%rsp, %rsi
+	.byte	0x48, 0xbf		/* movabs $site, %rdi */
+SYM_INNER_LABEL(kprobe_detour_template_site, SYM_L_GLOBAL)
+	.quad	0
+	.byte	0xe8			/* call kprobe_detour_callback */
+SYM_INNER_LABEL(kprobe_detour_template_call, SYM_L_GLOBAL)
+	.long	0
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbp
+	popq	%rbx
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rax
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	leaq	24(%rsp), %rsp		/* orig_ax, ip, cs; lea keeps flags */
+	popfq
+	leaq	16(%rsp), %rsp		/* sp, ss */
+SYM_INNER_LABEL(kprobe_detour_template_end, SYM_L_GLOBAL)
+SYM_DATA_END(kprobe_detour_template)
+	.popsection

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fast ways to a probe: boosting and jump optimization.
+ *
+ * Boosting.  After the pre_handlers, the int3 path normally sends the CPU
+ * to a copy of the instruction followed by a second int3.  When no probe at
+ * the site needs anything after the instruction (a post_handler, a
+ * fault_handler, a jprobe), the CPU can instead go to a copy followed by a
+ * jump back: one trap per hit instead of two.  The copy then runs with the
+ * caller's IF, so it may be interrupted or preempted there, and a fault in
+ * it would find no exception-table entry: instructions with one are never
+ * boosted, and slots are only reused after an RCU Tasks grace period.
+ *
+ * Jump optimization.  The site's first JMP32_INSN_SIZE or more bytes (the
+ * region, whole instructions) are replaced by a jmp to the site's detour:
+ * a head that saves a pt_regs and calls the handlers (detour_template.S),
+ * then a copy of the region, then a jump back behind it.  This is only
+ * safe when
+ *   - the region lies inside one function;
+ *   - that function has no indirect jump (a jump table could land inside
+ *     the region) and no exception-table entry (a fixup could, and a fault
+ *     in the copy would not be found);
+ *   - no jump or call of the function lands inside the region except on
+ *     its first byte;
+ *   - every instruction of the region can run elsewhere: no call, return,
+ *     loop, indirect or far transfer; relative jumps are re-encoded with a
+ *     32-bit displacement to the same target, RIP-relative operands are
+ *     re-aimed;
+ *   - nobody else patches those bytes (jump labels, static calls,
+ *     alternatives, ftrace) and no other probe sits inside.
+ * The detour's copy of the region is also what the int3 path boosts to
+ * while the site waits for its jump.
+ *
+ * Everything here that writes runs under kprobe_mutex and text_mutex.
+ */
+#include <linux/extable.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/memory.h>
+#include <asm/nospec-branch.h>
+#include <asm/text-patching.h>
+
+#include "decode.h"
+
+extern const u8 kprobe_detour_template[], kprobe_detour_template_site[],
+		kprobe_detour_template_call[], kprobe_detour_template_end[];
+
+/* Sites with a jmp in the text; read_original_bytes() looks only then. */
+unsigned int kprobe_nr_jumped;
+
+static void put_rel32(u8 *where, unsigned long from_next, unsigned long to)
+{
+	s32 rel = (s32)(to - from_next);
+
+	memcpy(where, &rel, sizeof(rel));
+}
+
+static bool rel32_reaches(unsigned long from_next, unsigned long to)
+{
+	long d = (long)(to - from_next);
+
+	return d == (s32)d;
+}
+
+/* Write "jmp @to" at @buf, which will run at @at. */
+static void put_jmp(u8 *buf, unsigned long at, unsigned long to)
+{
+	buf[0] = JMP32_INSN_OPCODE;
+	put_rel32(buf + 1, at + JMP32_INSN_SIZE, to);
+}
+
+/*
+ * Copy the instruction @insn (bytes @src, from text address @from) to @dst,
+ * which will run at @at, aiming a RIP-relative operand at the same place.
+ */
+static int copy_reaimed(struct insn *insn, const u8 *src, unsigned long from,
+			u8 *dst, unsigned long at)
+{
+	memcpy(dst, src, insn->length);
+	if (insn_rip_relative(insn)) {
+		unsigned long target = from + insn->length +
+				       (long)insn->displacement.value;
+		s64 disp = (s64)target - (s64)(at + insn->length);
+		s32 disp32 = disp;
+
+		if (disp != disp32)
+			return -ERANGE;
+		memcpy(dst + insn_offset_displacement(insn), &disp32,
+		       sizeof(disp32));
+	}
+	return insn->length;
+}
+
+/* The target of a relative jmp/jcc/call/loop, or 0 for anything else. */
+static unsigned long relative_target(struct insn *insn, unsigned long ip)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	switch (op) {
+	case 0x70 ... 0x7f: case 0xe0 ... 0xe3:
+	case 0xe8: case 0xe9: case 0xeb:
+		break;
+	case 0x0f:
+		if ((insn->opcode.bytes[1] & 0xf0) != 0x80)
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	return ip + insn->length + (long)insn->immediate.value;
+}
+
+static bool is_indirect_jump(struct insn *insn, unsigned long ip)
+{
+	unsigned int reg = X86_MODRM_REG(insn->modrm.bytes[0]);
+
+	if (insn->opcode.bytes[0] == 0xff && (reg == 4 || reg == 5))
+		return true;
+	if (insn->opcode.bytes[0] == 0xea)
+		return true;
+#ifdef CONFIG_MITIGATION_RETPOLINE
+	/* With retpolines, jmp *%reg is a jump to a thunk. */
+	if (relative_target(insn, ip) -
+	    (unsigned long)__x86_indirect_thunk_array <
+	    RETPOLINE_THUNK_SIZE * 16)
+		return true;
+#endif
+	return false;
+}
+
+/*
+ * Put the copy of one region instruction at @dst (running at @at): copied
+ * as it is, or re-encoded when it is a relative jump.  *@target gets the
+ * jump's target (0 when none).  Return: bytes written, or -errno when the
+ * instruction cannot run elsewhere.
+ */
+static int relocate_one(struct insn *insn, const u8 *src, unsigned long from,
+			u8 *dst, unsigned long at, unsigned long *target)
+{
+	u8 op = insn->opcode.bytes[0];
+	unsigned int reg = X86_MODRM_REG(insn->modrm.bytes[0]);
+
+	*target = 0;
+	if (kprobe_insn_refused(insn) || insn_is_rex2(insn))
+		return -EINVAL;
+	switch (op) {
+	case 0xe8:				/* call */
+	case 0xe0 ... 0xe3:			/* loop, jrcxz */
+	case 0xc2: case 0xc3:			/* ret */
+		return -EINVAL;
+	case 0xff:
+		if (reg >= 2 && reg <= 5)	/* indirect call/jmp */
+			return -EINVAL;
+		break;
+	case 0x70 ... 0x7f: case 0xe9: case 0xeb: case 0x0f:
+		*target = relative_target(insn, from);
+		if (!*target)
+			break;			/* another 0f opcode */
+		if (kprobe_insn_has_addr_size_prefix(insn) ||
+		    insn->prefixes.nbytes)
+			return -EINVAL;
+		if (op == 0xe9 || op == 0xeb) {
+			if (!rel32_reaches(at + JMP32_INSN_SIZE, *target))
+				return -ERANGE;
+			put_jmp(dst, at, *target);
+			return JMP32_INSN_SIZE;
+		}
+		dst[0] = 0x0f;			/* jcc rel32 */
+		dst[1] = 0x80 | (op == 0x0f ? insn->opcode.bytes[1] & 0x0f :
+					      op & 0x0f);
+		if (!rel32_reaches(at + 6, *target))
+			return -ERANGE;
+		put_rel32(dst + 2, at + 6, *target);
+		return 6;
+	}
+	return copy_reaimed(insn, src, from, dst, at);
+}
+
+/*
+ * Copy the region starting at the site to @dst (running at @at), followed
+ * by the jump back; its length goes to ai->region_len.  Return: the bytes
+ * written, or -errno.
+ */
+static int copy_region(struct kprobe_site *site, u8 *dst, unsigned long at,
+		       size_t room)
+{
+	unsigned long addr = (unsigned long)site->addr, target;
+	unsigned int off = 0, n = 0;
+	unsigned long targets[JMP32_INSN_SIZE];
+	unsigned int nt = 0, i;
+	u8 src[MAX_INSN_SIZE];
+	struct insn insn;
+	int ret;
+
+	while (off < JMP32_INSN_SIZE) {
+		ret = kprobe_decode_original(addr + off, &insn, src);
+		if (ret)
+			return ret;
+		if (n + max_t(unsigned int, insn.length, 6) + JMP32_INSN_SIZE > room)
+			return -E2BIG;
+		if (find_bug(addr + off))
+			return -EINVAL;
+		ret = relocate_one(&insn, src, addr + off, dst + n, at + n,
+				   &target);
+		if (ret < 0)
+			return ret;
+		if (target)
+			targets[nt++] = target;
+		n += ret;
+		off += insn.length;
+	}
+	/* A jump of the region itself must leave it (or restart it). */
+	for (i = 0; i < nt; i++)
+		if (targets[i] > addr && targets[i] < addr + off)
+			return -EINVAL;
+	if (!rel32_reaches(at + n + JMP32_INSN_SIZE, addr + off))
+		return -ERANGE;
+	put_jmp(dst + n, at + n, addr + off);
+	site->ainsn.region_len = off;
+	return n + JMP32_INSN_SIZE;
+}
+
+/* The function-wide rules: see the top of this file. */
+static int check_function(struct kprobe_site *site)
+{
+	unsigned long addr = (unsigned long)site->addr, size, offset, cur, to;
+	unsigned long end_region = addr + site->ainsn.region_len;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return -EINVAL;
+	if (end_region > addr - offset + size)
+		return -EINVAL;
+	for (cur = addr - offset; cur < addr - offset + size;
+	     cur += insn.length) {
+		if (kprobe_decode_original(cur, &insn, buf))
+			return -EILSEQ;
+		if (search_exception_tables(cur))
+			return -EINVAL;
+		if (is_indirect_jump(&insn, cur))
+			return -EINVAL;
+		to = relative_target(&insn, cur);
+		if (to > addr && to < end_region)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Is the region text that someone else patches? */
+static bool region_owned_elsewhere(struct kprobe_site *site)
+{
+	kprobe_opcode_t *addr = site->addr;
+	unsigned int len = site->ainsn.region_len;
+
+	return kprobe_text_owned_elsewhere(addr, len) ||
+	       ftrace_text_reserved(addr, addr + len - 1);
+}
+
+/*
+ * Build the detour at @buf + KPROBE_DETOUR_OFFSET for a slot at @slot.
+ * Return: the end of what was written, or -errno when the site cannot
+ * be optimized.
+ */
+static int build_detour(struct kprobe_site *site, u8 *buf,
+			kprobe_opcode_t *slot)
+{
+	size_t head = kprobe_detour_template_end - kprobe_detour_template;
+	u8 *d = buf + KPROBE_DETOUR_OFFSET;
+	unsigned long at = (unsigned long)slot + KPROBE_DETOUR_OFFSET;
+	size_t call = kprobe_detour_template_call - kprobe_detour_template;
+	size_t arg = kprobe_detour_template_site - kprobe_detour_template;
+	u64 site_ptr = (unsigned long)site;
+	int ret;
+
+	if (!rel32_reaches((unsigned long)site->addr + JMP32_INSN_SIZE, at) ||
+	    !rel32_reaches(at + call + 4,
+			   (unsigned long)kprobe_detour_callback))
+		return -ERANGE;
+	memcpy(d, kprobe_detour_template, head);
+	memcpy(d + arg, &site_ptr, sizeof(site_ptr));
+	put_rel32(d + call, at + call + 4,
+		  (unsigned long)kprobe_detour_callback);
+
+	ret = copy_region(site, d + head, at + head,
+			  KPROBE_SLOT_SIZE - KPROBE_DETOUR_OFFSET - head);
+	if (ret < 0)
+		return ret;
+	if (region_owned_elsewhere(site) || check_function(site))
+		return -EINVAL;
+	site->ainsn.detour = (kprobe_opcode_t *)at;
+	site->ainsn.region_copy = (kprobe_opcode_t *)(at + head);
+	return KPROBE_DETOUR_OFFSET + head + ret;
+}
+
+/* Build the boost copy at @buf + KPROBE_BOOST_OFFSET; 0 or -errno. */
+static int build_boost(struct kprobe_site *site, struct insn *insn,
+		       u8 *buf, kprobe_opcode_t *slot)
+{
+	unsigned long addr = (unsigned long)site->addr;
+	unsigned long at = (unsigned long)slot + KPROBE_BOOST_OFFSET;
+	u8 *b = buf + KPROBE_BOOST_OFFSET;
+	u8 src[MAX_INSN_SIZE];
+	struct insn orig;
+	int ret;
+
+	if (insn->length + JMP32_INSN_SIZE >
+	    KPROBE_DETOUR_OFFSET - KPROBE_BOOST_OFFSET)
+		return -E2BIG;
+	if (search_exception_tables(addr))
+		return -EINVAL;		/* a fault must meet its fixup */
+	ret = kprobe_decode_original(addr, &orig, src);
+	if (ret)
+		return ret;
+	ret = copy_reaimed(&orig, src, addr, b, at);
+	if (ret < 0)
+		return ret;
+	put_jmp(b + ret, at + ret, addr + ret);
+	site->ainsn.boost = (kprobe_opcode_t *)at;
+	return 0;
+}
+
+/**
+ * kprobe_prepare_fast_paths() - boost copy and detour of a new site
+ * @site: the site; its step copy is at the start of @buf already
+ * @insn: the decoded probed instruction
+ * @buf: the slot's future contents
+ * @slot: where @buf will be copied
+ *
+ * Either fast path may be missing; the site then keeps the slower one.
+ * Return: how many bytes of @buf are in use.
+ */
+int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
+			      u8 *buf, kprobe_opcode_t *slot)
+{
+	struct arch_specific_insn *ai = &site->ainsn;
+	int used = KPROBE_BOOST_OFFSET, ret;
+	u8 orig[MAX_INSN_SIZE];
+	struct insn first;
+
+	ai->boost = ai->detour = ai->region_copy = NULL;
+	ai->region_len = 0;
+	/* The bytes as built, even where other probes' int3s or jmps are. */
+	if (kprobe_decode_original((unsigned long)site->addr, &first, orig))
+		return used;
+	memcpy(ai->saved, orig, JMP32_INSN_SIZE);
+
+	if (!build_boost(site, insn, buf, slot))
+		used = KPROBE_DETOUR_OFFSET;
+	ret = build_detour(site, buf, slot);
+	if (ret > 0) {
+		used = ret;
+	} else {
+		ai->detour = NULL;
+		ai->region_len = 0;
+	}
+	return used;
+}
+
+/* Bytes the detour stands for, 0 when the site cannot be optimized. */
+unsigned int arch_kprobe_region_len(struct kprobe_site *site)
+{
+	return site->ainsn.detour ? site->ainsn.region_len : 0;
+}
+
+/*
+ * Replace each site's int3 by a jmp to its detour, in one batch of
+ * text_poke_queue(): a CPU reaching a site mid-way is sent on by
+ * poke_int3_handler() as if the jmp were there.  Empties @sites.
+ * Context: kprobe_mutex held; tasks have been waited out of the regions.
+ */
+void arch_optimize_sites(struct list_head *sites)
+{
+	struct kprobe_site *site, *tmp;
+	u8 jmp[JMP32_INSN_SIZE];
+
+	mutex_lock(&text_mutex);
+	list_for_each_entry_safe(site, tmp, sites, opt_list) {
+		put_jmp(jmp, (unsigned long)site->addr,
+			(unsigned long)site->ainsn.detour);
+		text_poke_queue(site->addr, jmp, JMP32_INSN_SIZE, NULL);
+		site->jumped = true;
+		kprobe_nr_jumped++;
+		list_del_init(&site->opt_list);
+	}
+	text_poke_finish();
+	mutex_unlock(&text_mutex);
+}
+
+/* Sites unoptimized per round of unjump_batch(). */
+#define UNJUMP_BATCH	32
+
+/*
+ * Put int3 and the original bytes back in place of the jmps of @sites[]:
+ * first the int3s, so that a CPU arriving now traps to the site (which is
+ * still hashed) instead of taking the jump; a sync, after which no CPU is
+ * in the middle of an old jmp; then the other four bytes, which nothing
+ * executes any more.  text_poke_bp() would not do: it wants a whole
+ * instruction, and int3 plus four stray bytes is not one.
+ */
+static void unjump_batch(struct kprobe_site **sites, unsigned int n)
+{
+	static struct text_poke_vec vec[2 * UNJUMP_BATCH];
+	static const u8 int3 = INT3_INSN_OPCODE;
+	unsigned long tail, split;
+	unsigned int i, nv = 0;
+
+	for (i = 0; i < n; i++) {
+		vec[i].addr = sites[i]->addr;
+		vec[i].opcode = &int3;
+		vec[i].len = INT3_INSN_SIZE;
+	}
+	text_poke_vec(vec, n);
+	text_poke_sync();
+
+	for (i = 0; i < n; i++) {
+		tail = (unsigned long)sites[i]->addr + INT3_INSN_SIZE;
+		split = min(PAGE_ALIGN(tail + 1),
+			    tail + JMP32_INSN_SIZE - INT3_INSN_SIZE);
+		vec[nv].addr = (void *)tail;
+		vec[nv].opcode = &sites[i]->ainsn.saved[INT3_INSN_SIZE];
+		vec[nv++].len = split - tail;
+		if (split - tail < JMP32_INSN_SIZE - INT3_INSN_SIZE) {
+			/* The jmp straddles a page boundary. */
+			vec[nv].addr = (void *)split;
+			vec[nv].opcode = &sites[i]->ainsn.saved[split - tail +
+								INT3_INSN_SIZE];
+			vec[nv++].len = JMP32_INSN_SIZE - INT3_INSN_SIZE -
+					(split - tail);
+		}
+	}
+	text_poke_vec(vec, nv);
+	text_poke_sync();
+	for (i = 0; i < n; i++)
+		arch_kprobe_drop_jump(sites[i]);
+}
+
+/*
+ * Undo the jumps of @sites (emptied).  A task already inside a detour
+ * finishes there; the detour stays until the site is freed.
+ * Context: kprobe_mutex held.
+ */
+void arch_unoptimize_sites(struct list_head *sites)
+{
+	struct kprobe_site *batch[UNJUMP_BATCH], *site, *tmp;
+	unsigned int n = 0;
+
+	mutex_lock(&text_mutex);
+	list_for_each_entry_safe(site, tmp, sites, opt_list) {
+		list_del_init(&site->opt_list);
+		if (!site->jumped)
+			continue;
+		batch[n++] = site;
+		if (n == UNJUMP_BATCH) {
+			unjump_batch(batch, n);
+			n = 0;
+		}
+	}
+	if (n)
+		unjump_batch(batch, n);
+	mutex_unlock(&text_mutex);
+}
+
+/* The jmp is no longer in the text (or the text is gone). */
+void arch_kprobe_drop_jump(struct kprobe_site *site)
+{
+	if (site->jumped) {
+		site->jumped = false;
+		kprobe_nr_jumped--;
+	}
+}
+
+/**
+ * kprobe_detour_callback() - the handlers of an optimized site
+ * @site: the site, as built into its detour
+ * @regs: the registers the detour's head saved
+ *
+ * Called from the detour in whatever context reached the site, with
+ * preemption possibly on.  Handlers see regs->ip just past the probed
+ * address, as from a breakpoint.  A pre_handler cannot redirect
+ * execution from here: the detour always goes on with the copied region.
+ */
+__visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
+						struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb;
+
+	/* Handlers run with preemption off, as on the int3 path. */
+	preempt_disable();
+	kcb = get_kprobe_ctlblk();
+	if (unlikely(kprobe_running() || kcb->depth)) {
+		kprobe_site_missed(site);
+	} else {
+		regs->ip = (unsigned long)site->addr + INT3_INSN_SIZE;
+		kprobe_site_pre_handlers(site, regs);
+		reset_current_kprobe();
+	}
+	preempt_enable();
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The jump optimizer: which sites are reached through a jump, and when.
+ *
+ * A site is worth a jump when it is armed, optimization is on (the
+ * debug.kprobes-optimization sysctl), the architecture built it a detour,
+ * no probe there needs the step path (post_handler, fault_handler, jprobe)
+ * and no other site sits inside its region.  Whenever any of that changes,
+ * kprobe_site_update_opt() runs under kprobe_mutex:
+ *
+ *   NONE -> QUEUED      the site became worth a jump; the delayed work
+ *                       below will take it with every other queued site
+ *   QUEUED -> WAITING   the work took it and waits for an RCU Tasks grace
+ *                       period: a task preempted inside the region's later
+ *                       instructions before the int3 went in would return
+ *                       into the middle of the jmp.  After the int3 nobody
+ *                       enters the region except through the int3, which
+ *                       sends the CPU to the detour's copy instead
+ *   WAITING -> DONE     the jmps of the whole batch go in together
+ *   any -> NONE         the site stopped being worth it: dequeued, or its
+ *                       jmp is replaced by int3 and the original bytes at
+ *                       the next commit, before any other text change of
+ *                       the same call (kprobe_commit_text())
+ *
+ * KPROBE_FLAG_OPTIMIZED is set on a site's probes exactly while it is
+ * DONE, so /sys/kernel/debug/kprobes/list tells the truth whenever it can
+ * be read (it takes kprobe_mutex too).
+ */
+#include <linux/kprobes.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+
+/* Jiffies between the first queued site and the optimizer's run. */
+#define OPTIMIZE_DELAY	1
+
+/* Sites by state (struct kprobe_site.opt_list); kprobe_mutex. */
+static LIST_HEAD(opt_queued);
+static LIST_HEAD(opt_waiting);
+static LIST_HEAD(unopt_pending);	/* NONE, jmp still in the text */
+
+static void kprobe_optimizer(struct work_struct *work);
+static DECLARE_DELAYED_WORK(optimizer_work, kprobe_optimizer);
+
+static bool site_worth_jump(struct kprobe_site *site)
+{
+	return READ_ONCE(sysctl_kprobes_optimization) && site->armed &&
+	       !site->gone && !site->stepped && site->region_clear &&
+	       arch_kprobe_region_len(site);
+}
+
+/* KPROBE_FLAG_OPTIMIZED follows the state. */
+static void site_set_opt(struct kprobe_site *site, u8 state)
+{
+	struct kprobe *p;
+
+	site->opt = state;
+	list_for_each_entry(p, &site->probes, list) {
+		if (state == KPROBE_OPT_DONE)
+			p->flags |= KPROBE_FLAG_OPTIMIZED;
+		else
+			p->flags &= ~KPROBE_FLAG_OPTIMIZED;
+	}
+}
+
+/**
+ * kprobe_site_update_opt() - queue or undo the jump of a site
+ * @site: a site whose probes, arming or neighbours changed
+ *
+ * Context: kprobe_mutex held.  An undone jump is written at the next
+ * kprobe_commit_text().
+ */
+void kprobe_site_update_opt(struct kprobe_site *site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (site_worth_jump(site)) {
+		if (site->opt != KPROBE_OPT_NONE) {
+			site_set_opt(site, site->opt);	/* new probes' flags */
+			return;
+		}
+		if (site->jumped) {
+			/* Its undoing is still pending: keep the jmp. */
+			list_del_init(&site->opt_list);
+			site_set_opt(site, KPROBE_OPT_DONE);
+			return;
+		}
+		list_add_tail(&site->opt_list, &opt_queued);
+		site_set_opt(site, KPROBE_OPT_QUEUED);
+		schedule_delayed_work(&optimizer_work, OPTIMIZE_DELAY);
+		return;
+	}
+	switch (site->opt) {
+	case KPROBE_OPT_QUEUED:
+	case KPROBE_OPT_WAITING:
+		list_del_init(&site->opt_list);
+		break;
+	case KPROBE_OPT_DONE:
+		list_add_tail(&site->opt_list, &unopt_pending);
+		break;
+	}
+	site_set_opt(site, KPROBE_OPT_NONE);
+}
+
+/* Write back the original text of every jump undone since the last commit. */
+void kprobe_commit_unoptimize(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (!list_empty(&unopt_pending))
+		arch_unoptimize_sites(&unopt_pending);
+}
+
+/* The text of @site is gone: forget its jump, never write there again. */
+void kprobe_site_opt_gone(struct kprobe_site *site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	list_del_init(&site->opt_list);
+	arch_kprobe_drop_jump(site);
+	site_set_opt(site, KPROBE_OPT_NONE);
+}
+
+/* Is no other site inside @site's region? */
+static bool region_clear(struct kprobe_site *site)
+{
+	unsigned int k, len = arch_kprobe_region_len(site);
+
+	for (k = 1; k < len; k++)
+		if (kprobe_site_lookup(site->addr + k))
+			return false;
+	return true;
+}
+
+/*
+ * A site appeared at or vanished from @addr: recheck @addr's own region
+ * and those of the sites whose region may cover @addr.
+ */
+void kprobe_opt_neighbours_changed(kprobe_opcode_t *addr)
+{
+	struct kprobe_site *site;
+	unsigned int k;
+
+	lockdep_assert_held(&kprobe_mutex);
+	for (k = 0; k < KPROBE_MAX_REGION; k++) {
+		site = kprobe_site_lookup(addr - k);
+		if (!site || (k && k >= arch_kprobe_region_len(site)))
+			continue;
+		site->region_clear = region_clear(site);
+		kprobe_site_update_opt(site);
+	}
+}
+
+/* The sysctl changed: every site follows.  Takes kprobe_mutex. */
+void kprobe_optimization_changed(void)
+{
+	struct kprobe_site *site;
+
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(site, &kprobe_sites, all)
+		kprobe_site_update_opt(site);
+	kprobe_sync_text();
+	mutex_unlock(&kprobe_mutex);
+}
+
+static void kprobe_optimizer(struct work_struct *work)
+{
+	struct kprobe_site *site;
+	bool none;
+
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(site, &opt_queued, opt_list)
+		site_set_opt(site, KPROBE_OPT_WAITING);
+	list_splice_tail_init(&opt_queued, &opt_waiting);
+	none = list_empty(&opt_waiting);
+	mutex_unlock(&kprobe_mutex);
+	if (none)
+		return;
+
+	/*
+	 * Without kprobe_mutex: sites may leave opt_waiting meanwhile (they
+	 * are dequeued under the mutex), never be freed while on it.
+	 */
+	synchronize_rcu_tasks();
+
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(site, &opt_waiting, opt_list)
+		site_set_opt(site, KPROBE_OPT_DONE);
+	if (!list_empty(&opt_waiting))
+		arch_optimize_sites(&opt_waiting);
+	mutex_unlock(&kprobe_mutex);
+}
+
+/**
+ * kprobe_optimizer_flush() - wait until the optimizer has nothing queued
+ *
+ * For tests and for callers that want the jumps in before going on.
+ */
+void kprobe_optimizer_flush(void)
+{
+	flush_delayed_work(&optimizer_work);
+	/* A run may have found more queued behind it. */
+	flush_delayed_work(&optimizer_work);
+}
+EXPORT_SYMBOL_GPL(kprobe_optimizer_flush);
