@@ -53,11 +53,14 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
 				   struct pt_regs *);
 
 struct kprobe {
+	/*
+	 * Membership in the probe site's list of probes (RCU).  First, so
+	 * that the hot loops over a site's probes need no pointer arithmetic.
+	 */
+	struct list_head list;
+
 	/* Unused by this implementation; kept for source compatibility. */
 	struct hlist_node hlist;
-
-	/* Membership in the probe site's list of probes (RCU). */
-	struct list_head list;
 
 	/* Hits that found the CPU already inside Kprobes: handlers skipped. */
 	unsigned long nmissed;

@@ -5,13 +5,15 @@
  * An optimized site jumps here instead of trapping, with the stack exactly
  * as at the probed instruction.  The head lays out a struct pt_regs below
  * it (ss and sp both hold the probed code's sp; cs is the kernel's; ip is
- * filled in by the callback), calls kprobe_detour_callback(site, regs),
+ * just past the probed address, as after an int3), calls
+ * kprobe_detour_callback(site, regs),
  * and puts every register back, flags last.  The copied region and the
  * jump back follow the head in the slot.
  *
  * The bytes live in .rodata: they are never run here, only copied.  Two
  * places are filled per copy: the site pointer (the immediate of the
- * movabs) and the displacement of the call.
+ * movabs), the ip (kernel and module text both lie in the top 2 GiB, so
+ * a sign-extended 32-bit immediate holds it) and the call's displacement.
  */
 #include <linux/linkage.h>
 #include <asm/segment.h>
@@ -22,7 +24,9 @@ SYM_DATA_START(kprobe_detour_template)
 	pushq	(%rsp)			/* ->sp: the probed code's sp */
 	pushfq				/* ->flags, before anything changes them */
 	pushq	$__KERNEL_CS		/* ->cs */
-	pushq	$0			/* ->ip */
+	.byte	0x68			/* pushq $ip: ->ip, sign-extended */
+SYM_INNER_LABEL(kprobe_detour_template_ip, SYM_L_GLOBAL)
+	.long	0
 	pushq	$-1			/* ->orig_ax */
 	pushq	%rdi
 	pushq	%rsi

@@ -43,8 +43,9 @@
 
 #include "decode.h"
 
-extern const u8 kprobe_detour_template[], kprobe_detour_template_site[],
-		kprobe_detour_template_call[], kprobe_detour_template_end[];
+extern const u8 kprobe_detour_template[], kprobe_detour_template_ip[],
+		kprobe_detour_template_site[], kprobe_detour_template_call[],
+		kprobe_detour_template_end[];
 
 /* Sites with a jmp in the text; read_original_bytes() looks only then. */
 unsigned int kprobe_nr_jumped;
@@ -271,15 +272,21 @@ static int build_detour(struct kprobe_site *site, u8 *buf,
 	unsigned long at = (unsigned long)slot + KPROBE_DETOUR_OFFSET;
 	size_t call = kprobe_detour_template_call - kprobe_detour_template;
 	size_t arg = kprobe_detour_template_site - kprobe_detour_template;
+	size_t ip = kprobe_detour_template_ip - kprobe_detour_template;
+	unsigned long regs_ip = (unsigned long)site->addr + INT3_INSN_SIZE;
 	u64 site_ptr = (unsigned long)site;
+	s32 ip32 = regs_ip;
 	int ret;
 
+	if ((long)ip32 != (long)regs_ip)
+		return -ERANGE;
 	if (!rel32_reaches((unsigned long)site->addr + JMP32_INSN_SIZE, at) ||
 	    !rel32_reaches(at + call + 4,
 			   (unsigned long)kprobe_detour_callback))
 		return -ERANGE;
 	memcpy(d, kprobe_detour_template, head);
 	memcpy(d + arg, &site_ptr, sizeof(site_ptr));
+	memcpy(d + ip, &ip32, sizeof(ip32));
 	put_rel32(d + call, at + call + 4,
 		  (unsigned long)kprobe_detour_callback);
 
@@ -476,25 +483,33 @@ void arch_kprobe_drop_jump(struct kprobe_site *site)
  * @site: the site, as built into its detour
  * @regs: the registers the detour's head saved
  *
- * Called from the detour in whatever context reached the site, with
- * preemption possibly on.  Handlers see regs->ip just past the probed
- * address, as from a breakpoint.  A pre_handler cannot redirect
- * execution from here: the detour always goes on with the copied region.
+ * Called from the detour in whatever context reached the site.  Handlers
+ * see regs->ip just past the probed address, as from a breakpoint (the
+ * head put it there), and run with preemption off.  A pre_handler cannot redirect execution from
+ * here: the detour always goes on with the copied region.
+ *
+ * Lean on purpose, since it runs on every hit: no probe of an optimized
+ * site has a post_handler, a fault_handler or a jprobe (those keep the
+ * site on the int3 path), so neither the step stack nor kprobe_status
+ * matter here; a hit from inside a handler, or from an NMI during one, is
+ * caught by current_kprobe and only counted.
  */
 __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 						struct pt_regs *regs)
 {
-	struct kprobe_ctlblk *kcb;
+	struct kprobe *p;
 
-	/* Handlers run with preemption off, as on the int3 path. */
 	preempt_disable();
-	kcb = get_kprobe_ctlblk();
-	if (unlikely(kprobe_running() || kcb->depth)) {
+	if (unlikely(kprobe_running())) {
 		kprobe_site_missed(site);
 	} else {
-		regs->ip = (unsigned long)site->addr + INT3_INSN_SIZE;
-		kprobe_site_pre_handlers(site, regs);
-		reset_current_kprobe();
+		list_for_each_entry_rcu(p, &site->probes, list) {
+			if (kprobe_disabled(p) || !p->pre_handler)
+				continue;
+			__this_cpu_write(current_kprobe, p);
+			p->pre_handler(p, regs);
+		}
+		__this_cpu_write(current_kprobe, NULL);
 	}
 	preempt_enable();
 }
