@@ -206,6 +206,7 @@ struct kprobe_site {
 	u8			opt;		/* enum kprobe_opt_state */
 	bool			jumped;		/* a jmp stands in the text */
 	bool			stepped;	/* a probe needs the step path */
+	bool			posted;		/* a probe has a post_handler */
 	bool			region_clear;	/* no other site in the region */
 	struct list_head	opt_list;	/* optimizer queue */
 	struct rcu_head		rcu;		/* freeing after RCU Tasks */

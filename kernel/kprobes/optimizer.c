@@ -45,7 +45,8 @@ static DECLARE_DELAYED_WORK(optimizer_work, kprobe_optimizer);
 static bool site_worth_jump(struct kprobe_site *site)
 {
 	return READ_ONCE(sysctl_kprobes_optimization) && site->armed &&
-	       !site->gone && !site->stepped && site->region_clear &&
+	       !site->gone && !site->stepped && !site->posted &&
+	       site->region_clear &&
 	       arch_kprobe_region_len(site);
 }
 

@@ -116,14 +116,26 @@ static bool site_has_jprobe(struct kprobe_site *site)
 /* debugfs' enabled: false while every probe is disarmed; kprobe_mutex. */
 static bool kprobes_all_armed = true;
 
-/* Does any probe at @site need the instruction stepped (int3.c)? */
+/*
+ * Does any probe at @site need the instruction stepped (int3.c): a fault
+ * in it must reach the fault_handler, a jprobe comes back with a trap.
+ */
 static bool site_needs_step(struct kprobe_site *site)
 {
 	struct kprobe *p;
 
 	list_for_each_entry(p, &site->probes, list)
-		if (p->post_handler || p->fault_handler ||
-		    p->pre_handler == jprobe_setjmp)
+		if (p->fault_handler || p->pre_handler == jprobe_setjmp)
+			return true;
+	return false;
+}
+
+static bool site_has_post(struct kprobe_site *site)
+{
+	struct kprobe *p;
+
+	list_for_each_entry(p, &site->probes, list)
+		if (p->post_handler)
 			return true;
 	return false;
 }
@@ -137,6 +149,7 @@ static void site_update_arming(struct kprobe_site *site)
 	if (site->gone)
 		return;
 	WRITE_ONCE(site->stepped, site_needs_step(site));
+	WRITE_ONCE(site->posted, site_has_post(site));
 	kprobe_site_set_armed(site, kprobes_all_armed &&
 				    kprobe_site_has_enabled(site));
 	kprobe_site_update_opt(site);

@@ -30,15 +30,18 @@ typedef u8 kprobe_opcode_t;
 #define MAX_STACK_SIZE		64
 
 /*
- * One executable slot per site, in three parts:
- *   0   the step copy: the instruction, then int3
- *   16  the boost copy: the instruction, then a jump back (if it fits)
- *   32  the detour (if the site can be optimized): save a pt_regs, call
- *       the handlers, restore, the copied region, a jump back
+ * One executable slot per site, in four parts:
+ *   0    the step copy: the instruction, then int3
+ *   16   the boost copy: the instruction, then a jump back (if it fits)
+ *   32   the post copy: the instruction, then a head that saves a pt_regs
+ *        and calls the post_handlers, then a jump back
+ *   144  the detour (if the site can be optimized): a head that calls the
+ *        pre_handlers, the copied region, a jump back
  */
-#define KPROBE_SLOT_SIZE	192
+#define KPROBE_SLOT_SIZE	320
 #define KPROBE_BOOST_OFFSET	16
-#define KPROBE_DETOUR_OFFSET	32
+#define KPROBE_POST_OFFSET	32
+#define KPROBE_DETOUR_OFFSET	144
 
 /* The longest region a detour copies: a jump's 5 bytes, plus one insn. */
 #define KPROBE_MAX_REGION	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
@@ -70,6 +73,7 @@ struct arch_specific_insn {
 
 	/* Boosting and jump optimization (opt.c); fixed at preparation. */
 	kprobe_opcode_t	*boost;		/* copy + jmp back, or NULL */
+	kprobe_opcode_t	*post;		/* copy + post head + jmp, or NULL */
 	kprobe_opcode_t	*detour;	/* the detour, or NULL */
 	kprobe_opcode_t	*region_copy;	/* the detour's copy of the region */
 	u8		region_len;	/* bytes the detour's copy stands for */
@@ -101,6 +105,8 @@ __visible unsigned long kretprobe_trampoline_callback(struct pt_regs *regs);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 __visible void kprobe_detour_callback(struct kprobe_site *site,
 				      struct pt_regs *regs);
+__visible void kprobe_post_callback(struct kprobe_site *site,
+				    struct pt_regs *regs);
 
 #endif /* CONFIG_KPROBES */
 #endif /* _ASM_X86_KPROBES_H */

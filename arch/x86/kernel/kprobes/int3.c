@@ -206,7 +206,8 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
 
 /*
  * A copy followed by a jump back, if the site may skip the second trap:
- * the detour's copy of the region while no other site is inside it,
+ * with post_handlers, the post copy, which calls them on the way back;
+ * else the detour's copy of the region while no other site is inside it,
  * else the boost copy of the one instruction (opt.c).  The flags are
  * kprobe_mutex's to write; a stale read only picks the slower path or a
  * copy that is still there (slots outlive an RCU Tasks grace period).
@@ -215,6 +216,8 @@ static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site)
 {
 	if (READ_ONCE(site->stepped))
 		return NULL;
+	if (READ_ONCE(site->posted))
+		return site->ainsn.post;
 	if (READ_ONCE(site->region_clear) && site->ainsn.detour)
 		return site->ainsn.region_copy;
 	return site->ainsn.boost;

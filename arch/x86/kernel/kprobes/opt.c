@@ -260,6 +260,31 @@ static bool region_owned_elsewhere(struct kprobe_site *site)
 }
 
 /*
+ * Copy the head (detour_template.S) to @d, which will run at @at, for
+ * @site with regs->ip @regs_ip, calling @callback.  Return: its length,
+ * or -ERANGE when something is out of reach.
+ */
+static int put_head(u8 *d, unsigned long at, struct kprobe_site *site,
+		    unsigned long regs_ip, void *callback)
+{
+	size_t head = kprobe_detour_template_end - kprobe_detour_template;
+	size_t call = kprobe_detour_template_call - kprobe_detour_template;
+	size_t arg = kprobe_detour_template_site - kprobe_detour_template;
+	size_t ip = kprobe_detour_template_ip - kprobe_detour_template;
+	u64 site_ptr = (unsigned long)site;
+	s32 ip32 = regs_ip;
+
+	if ((long)ip32 != (long)regs_ip ||
+	    !rel32_reaches(at + call + 4, (unsigned long)callback))
+		return -ERANGE;
+	memcpy(d, kprobe_detour_template, head);
+	memcpy(d + arg, &site_ptr, sizeof(site_ptr));
+	memcpy(d + ip, &ip32, sizeof(ip32));
+	put_rel32(d + call, at + call + 4, (unsigned long)callback);
+	return head;
+}
+
+/*
  * Build the detour at @buf + KPROBE_DETOUR_OFFSET for a slot at @slot.
  * Return: the end of what was written, or -errno when the site cannot
  * be optimized.
@@ -267,29 +292,16 @@ static bool region_owned_elsewhere(struct kprobe_site *site)
 static int build_detour(struct kprobe_site *site, u8 *buf,
 			kprobe_opcode_t *slot)
 {
-	size_t head = kprobe_detour_template_end - kprobe_detour_template;
-	u8 *d = buf + KPROBE_DETOUR_OFFSET;
 	unsigned long at = (unsigned long)slot + KPROBE_DETOUR_OFFSET;
-	size_t call = kprobe_detour_template_call - kprobe_detour_template;
-	size_t arg = kprobe_detour_template_site - kprobe_detour_template;
-	size_t ip = kprobe_detour_template_ip - kprobe_detour_template;
-	unsigned long regs_ip = (unsigned long)site->addr + INT3_INSN_SIZE;
-	u64 site_ptr = (unsigned long)site;
-	s32 ip32 = regs_ip;
-	int ret;
+	u8 *d = buf + KPROBE_DETOUR_OFFSET;
+	int head, ret;
 
-	if ((long)ip32 != (long)regs_ip)
+	if (!rel32_reaches((unsigned long)site->addr + JMP32_INSN_SIZE, at))
 		return -ERANGE;
-	if (!rel32_reaches((unsigned long)site->addr + JMP32_INSN_SIZE, at) ||
-	    !rel32_reaches(at + call + 4,
-			   (unsigned long)kprobe_detour_callback))
-		return -ERANGE;
-	memcpy(d, kprobe_detour_template, head);
-	memcpy(d + arg, &site_ptr, sizeof(site_ptr));
-	memcpy(d + ip, &ip32, sizeof(ip32));
-	put_rel32(d + call, at + call + 4,
-		  (unsigned long)kprobe_detour_callback);
-
+	head = put_head(d, at, site, (unsigned long)site->addr + INT3_INSN_SIZE,
+			kprobe_detour_callback);
+	if (head < 0)
+		return head;
 	ret = copy_region(site, d + head, at + head,
 			  KPROBE_SLOT_SIZE - KPROBE_DETOUR_OFFSET - head);
 	if (ret < 0)
@@ -301,30 +313,70 @@ static int build_detour(struct kprobe_site *site, u8 *buf,
 	return KPROBE_DETOUR_OFFSET + head + ret;
 }
 
-/* Build the boost copy at @buf + KPROBE_BOOST_OFFSET; 0 or -errno. */
-static int build_boost(struct kprobe_site *site, struct insn *insn,
-		       u8 *buf, kprobe_opcode_t *slot)
+/*
+ * Copy the probed instruction to @b (running at @at), re-aimed.  Only
+ * instructions without an exception-table entry: a fault in the copy must
+ * be able to meet its fixup, and only the step copy is mapped back.
+ * Return: its length, or -errno.
+ */
+static int put_insn_copy(struct kprobe_site *site, u8 *b, unsigned long at)
 {
 	unsigned long addr = (unsigned long)site->addr;
-	unsigned long at = (unsigned long)slot + KPROBE_BOOST_OFFSET;
-	u8 *b = buf + KPROBE_BOOST_OFFSET;
 	u8 src[MAX_INSN_SIZE];
 	struct insn orig;
 	int ret;
 
-	if (insn->length + JMP32_INSN_SIZE >
-	    KPROBE_DETOUR_OFFSET - KPROBE_BOOST_OFFSET)
-		return -E2BIG;
 	if (search_exception_tables(addr))
-		return -EINVAL;		/* a fault must meet its fixup */
+		return -EINVAL;
 	ret = kprobe_decode_original(addr, &orig, src);
 	if (ret)
 		return ret;
-	ret = copy_reaimed(&orig, src, addr, b, at);
-	if (ret < 0)
-		return ret;
-	put_jmp(b + ret, at + ret, addr + ret);
+	return copy_reaimed(&orig, src, addr, b, at);
+}
+
+/* Build the boost copy at @buf + KPROBE_BOOST_OFFSET; 0 or -errno. */
+static int build_boost(struct kprobe_site *site, struct insn *insn,
+		       u8 *buf, kprobe_opcode_t *slot)
+{
+	unsigned long at = (unsigned long)slot + KPROBE_BOOST_OFFSET;
+	u8 *b = buf + KPROBE_BOOST_OFFSET;
+	int len;
+
+	if (insn->length + JMP32_INSN_SIZE >
+	    KPROBE_POST_OFFSET - KPROBE_BOOST_OFFSET)
+		return -E2BIG;
+	len = put_insn_copy(site, b, at);
+	if (len < 0)
+		return len;
+	put_jmp(b + len, at + len, (unsigned long)site->addr + len);
 	site->ainsn.boost = (kprobe_opcode_t *)at;
+	return 0;
+}
+
+/*
+ * Build the post copy at @buf + KPROBE_POST_OFFSET: the instruction, a
+ * head calling kprobe_post_callback() with regs->ip behind the original
+ * instruction, the jump back.  0 or -errno.
+ */
+static int build_post(struct kprobe_site *site, struct insn *insn,
+		      u8 *buf, kprobe_opcode_t *slot)
+{
+	unsigned long at = (unsigned long)slot + KPROBE_POST_OFFSET;
+	unsigned long next = (unsigned long)site->addr + insn->length;
+	u8 *b = buf + KPROBE_POST_OFFSET;
+	int len, head;
+
+	len = put_insn_copy(site, b, at);
+	if (len < 0)
+		return len;
+	head = put_head(b + len, at + len, site, next, kprobe_post_callback);
+	if (head < 0)
+		return head;
+	if (KPROBE_POST_OFFSET + len + head + JMP32_INSN_SIZE >
+	    KPROBE_DETOUR_OFFSET)
+		return -E2BIG;
+	put_jmp(b + len + head, at + len + head, next);
+	site->ainsn.post = (kprobe_opcode_t *)at;
 	return 0;
 }
 
@@ -346,7 +398,7 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 	u8 orig[MAX_INSN_SIZE];
 	struct insn first;
 
-	ai->boost = ai->detour = ai->region_copy = NULL;
+	ai->boost = ai->post = ai->detour = ai->region_copy = NULL;
 	ai->region_len = 0;
 	/* The bytes as built, even where other probes' int3s or jmps are. */
 	if (kprobe_decode_original((unsigned long)site->addr, &first, orig))
@@ -354,6 +406,8 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 	memcpy(ai->saved, orig, JMP32_INSN_SIZE);
 
 	if (!build_boost(site, insn, buf, slot))
+		used = KPROBE_POST_OFFSET;
+	if (!build_post(site, insn, buf, slot))
 		used = KPROBE_DETOUR_OFFSET;
 	ret = build_detour(site, buf, slot);
 	if (ret > 0) {
@@ -511,5 +565,27 @@ __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 		}
 		__this_cpu_write(current_kprobe, NULL);
 	}
+	preempt_enable();
+}
+
+/**
+ * kprobe_post_callback() - the post_handlers, on the way back from a copy
+ * @site: the site, as built into its post copy
+ * @regs: the registers after the instruction, saved by the head
+ *
+ * The int3 path ran the pre_handlers and sent the CPU to the post copy
+ * instead of the step copy: one trap instead of two.  Between the two
+ * halves the CPU ran the copy with its own IF and no current_kprobe, so
+ * the post_handlers may come from another context than the pre_handlers
+ * did; that is why only sites without fault_handlers and jprobes go here.
+ */
+__visible void __kprobes kprobe_post_callback(struct kprobe_site *site,
+					      struct pt_regs *regs)
+{
+	preempt_disable();
+	if (likely(!kprobe_running()))
+		kprobe_site_post_handlers(site, regs);
+	else
+		kprobe_site_missed(site);
 	preempt_enable();
 }
