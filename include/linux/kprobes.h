@@ -335,7 +335,10 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 bool *on_func_entry);
 int arch_prepare_kprobe_site(struct kprobe_site *site);
 void arch_remove_kprobe_site(struct kprobe_site *site);
+/* For in-kernel tests: the optimizer and the knobs of debugfs and sysctl. */
 void kprobe_optimizer_flush(void);
+void kprobes_set_optimization(bool on);
+void kprobes_set_armed(bool on);
 void arch_kprobe_poke_sites(struct list_head *queue);
 void arch_optimize_sites(struct list_head *sites);
 void arch_unoptimize_sites(struct list_head *sites);

@@ -60,7 +60,6 @@ static inline int kprobe_check_module_place(unsigned long addr,
 
 /* The global switch of debugfs' enabled (register.c). */
 bool kprobes_armed(void);
-void kprobes_set_armed(bool on);
 
 /* The blacklist (blacklist.c). */
 int kprobe_blacklist_init(void);

@@ -31,6 +31,9 @@
 
 #include "internal.h"
 
+/* debug.kprobes-optimization (sysctl.c); written under kprobe_mutex. */
+int sysctl_kprobes_optimization = 1;
+
 /* Jiffies between the first queued site and the optimizer's run. */
 #define OPTIMIZE_DELAY	1
 
@@ -149,7 +152,10 @@ void kprobe_opt_neighbours_changed(kprobe_opcode_t *addr)
 	}
 }
 
-/* The sysctl changed: every site follows.  Takes kprobe_mutex. */
+/*
+ * The sysctl changed: every site follows.  Takes kprobe_mutex.  Jumps are
+ * undone before this returns; new ones wait for the optimizer.
+ */
 void kprobe_optimization_changed(void)
 {
 	struct kprobe_site *site;
@@ -160,6 +166,17 @@ void kprobe_optimization_changed(void)
 	kprobe_sync_text();
 	mutex_unlock(&kprobe_mutex);
 }
+
+/**
+ * kprobes_set_optimization() - what writing the sysctl does, for tests
+ * @on: allow jumps
+ */
+void kprobes_set_optimization(bool on)
+{
+	WRITE_ONCE(sysctl_kprobes_optimization, on);
+	kprobe_optimization_changed();
+}
+EXPORT_SYMBOL_GPL(kprobes_set_optimization);
 
 static void kprobe_optimizer(struct work_struct *work)
 {

@@ -11,8 +11,6 @@
 
 #include "internal.h"
 
-int sysctl_kprobes_optimization = 1;
-
 static int optimization_handler(const struct ctl_table *table, int write,
 				void *buffer, size_t *lenp, loff_t *ppos)
 {

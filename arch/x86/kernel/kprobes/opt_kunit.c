@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of jump optimization on x86-64: which functions get a jump
+ * and which stay on int3, that optimized probes see the right registers and
+ * leave results alone, every transition of a site between int3 and jump,
+ * and hits on the other CPU while sites flip back and forth.
+ *
+ * The probed functions are in opt_kunit_targets.S.  "Optimized" is read
+ * twice: from the probe's KPROBE_FLAG_OPTIMIZED (what debugfs' list
+ * prints) and from the text itself (a jmp, or int3, at the probe).
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/ptrace.h>
+#include <asm/text-patching.h>
+
+long kpo_data;
+long kpo_plain(long x);
+long kpo_rip(void);
+long kpo_jcc(long x);
+long kpo_stack(long x);
+long kpo_call(void);
+long kpo_ret(long x);
+long kpo_jump_in(long x);
+long kpo_indirect(long x, long y, void *z);
+long kpo_extable(long x, long *p);
+long kpo_short(long x);
+
+static struct {
+	int pre, post, ret;
+	unsigned long ip, di, sp, ret_ax;
+} seen;
+
+static int opt_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	seen.pre++;
+	seen.ip = regs->ip;
+	seen.di = regs->di;
+	seen.sp = regs->sp;
+	return 0;
+}
+
+static void opt_post(struct kprobe *p, struct pt_regs *regs,
+		     unsigned long flags)
+{
+	seen.post++;
+}
+
+static int opt_init(struct kunit *test)
+{
+	memset(&seen, 0, sizeof(seen));
+	kpo_data = 100;
+	return 0;
+}
+
+/* The text at the probe: a jmp (0xe9) when optimized, int3 when not. */
+static u8 text_at(struct kprobe *p)
+{
+	return *(u8 *)p->addr;
+}
+
+/* Let the optimizer run, then: is @p reached through a jump? */
+static bool settled_optimized(struct kunit *test, struct kprobe *p)
+{
+	bool flag;
+
+	kprobe_optimizer_flush();
+	flag = kprobe_optimized(p);
+	KUNIT_EXPECT_EQ(test, text_at(p),
+			flag ? JMP32_INSN_OPCODE : INT3_INSN_OPCODE);
+	return flag;
+}
+
+static void plain_function_is_optimized(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (void *)kpo_plain, .pre_handler = opt_pre };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	/* Hit before the optimizer ran: the detour's copy, same result. */
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 6L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
+
+	KUNIT_EXPECT_EQ(test, kpo_plain(7), 12L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 2);
+	KUNIT_EXPECT_EQ(test, seen.di, 7UL);
+	KUNIT_EXPECT_EQ(test, seen.ip, (unsigned long)kp.addr + 1);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 6L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 2);
+}
+
+/* Each relocatable class in a region: RIP-relative, short jcc, stack ops. */
+static void relocated_regions_keep_results(struct kunit *test)
+{
+	struct kprobe rip = { .addr = (void *)kpo_rip, .pre_handler = opt_pre };
+	struct kprobe jcc = { .addr = (void *)kpo_jcc, .pre_handler = opt_pre };
+	struct kprobe stk = { .addr = (void *)kpo_stack, .pre_handler = opt_pre };
+	unsigned long sp;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&rip), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&jcc), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&stk), 0);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &rip));
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &jcc));
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &stk));
+
+	KUNIT_EXPECT_EQ(test, kpo_rip(), 101L);
+	KUNIT_EXPECT_EQ(test, kpo_jcc(1), 10L);
+	KUNIT_EXPECT_EQ(test, kpo_jcc(0), 20L);
+	KUNIT_EXPECT_EQ(test, seen.di, 0UL);
+	KUNIT_EXPECT_EQ(test, kpo_stack(41), 42L);
+	KUNIT_EXPECT_EQ(test, seen.di, 41UL);
+	KUNIT_EXPECT_EQ(test, seen.pre, 4);
+	/* At the entry, sp points at the return address, on our stack. */
+	sp = (unsigned long)&sp;
+	KUNIT_EXPECT_LT(test, seen.sp, sp);
+	KUNIT_EXPECT_GT(test, seen.sp, sp - THREAD_SIZE);
+
+	unregister_kprobe(&stk);
+	unregister_kprobe(&jcc);
+	unregister_kprobe(&rip);
+}
+
+/* Each function breaks one rule: the probe stays on int3 and still fires. */
+static void rule_breakers_stay_int3(struct kunit *test)
+{
+	static void * const fns[] = {
+		kpo_call, kpo_ret, kpo_jump_in, kpo_indirect, kpo_extable,
+		kpo_short,
+	};
+	static const char * const why[] = {
+		"a call in the region", "a ret in the region",
+		"a jump into the region", "an indirect jump in the function",
+		"an exception-table entry in the function",
+		"a region past the function's end",
+	};
+	struct kprobe kp;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = fns[i];
+		kp.pre_handler = opt_pre;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+		KUNIT_EXPECT_FALSE_MSG(test, settled_optimized(test, &kp),
+				       "optimized despite %s", why[i]);
+		unregister_kprobe(&kp);
+	}
+}
+
+static void rule_breakers_still_fire(struct kunit *test)
+{
+	struct kprobe kps[6] = {
+		{ .addr = (void *)kpo_call, .pre_handler = opt_pre },
+		{ .addr = (void *)kpo_ret, .pre_handler = opt_pre },
+		{ .addr = (void *)kpo_jump_in, .pre_handler = opt_pre },
+		{ .addr = (void *)kpo_indirect, .pre_handler = opt_pre },
+		{ .addr = (void *)kpo_extable, .pre_handler = opt_pre },
+		{ .addr = (void *)kpo_short, .pre_handler = opt_pre },
+	};
+	struct kprobe *ptrs[6];
+	long data = 5;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		ptrs[i] = &kps[i];
+	KUNIT_ASSERT_EQ(test, register_kprobes(ptrs, 6), 0);
+	kprobe_optimizer_flush();
+	KUNIT_EXPECT_EQ(test, kpo_call(), 42L);
+	KUNIT_EXPECT_EQ(test, kpo_ret(9), 9L);
+	KUNIT_EXPECT_EQ(test, kpo_jump_in(3), 10L);
+	KUNIT_EXPECT_EQ(test, kpo_indirect(1, 0, NULL), 3L);
+	KUNIT_EXPECT_EQ(test, kpo_extable(1, &data), 4L);
+	KUNIT_EXPECT_EQ(test, kpo_short(1), 3L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 6);
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kps[i]));
+	unregister_kprobes(ptrs, 6);
+}
+
+static long kpo_jentry(long x)
+{
+	jprobe_return();
+	return 0;
+}
+
+static int opt_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	seen.ret++;
+	seen.ret_ax = regs_return_value(regs);
+	return 0;
+}
+
+/*
+ * Every reason to leave the jump, and its going away: the flag (what the
+ * list shows) and the text follow at each step.
+ */
+static void transitions(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (void *)kpo_plain, .pre_handler = opt_pre };
+	struct kprobe post = { .addr = (void *)kpo_plain,
+			       .pre_handler = opt_pre, .post_handler = opt_post };
+	struct jprobe jp = { .kp.addr = (void *)kpo_plain, .entry = kpo_jentry };
+	struct kprobe inner = { .pre_handler = opt_pre };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, settled_optimized(test, &kp));
+
+	/* A post_handler joins: int3 at once; it leaves: the jump again. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&post), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+	KUNIT_EXPECT_FALSE(test, settled_optimized(test, &kp));
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 6L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 2);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	unregister_kprobe(&post);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
+
+	/* A jprobe joins. */
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+	KUNIT_EXPECT_FALSE(test, settled_optimized(test, &kp));
+	KUNIT_EXPECT_EQ(test, kpo_plain(2), 7L);
+	unregister_jprobe(&jp);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
+
+	/* Another probe lands inside the region (on the add). */
+	inner.addr = kp.addr + 3;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&inner), 0);
+	KUNIT_EXPECT_FALSE(test, settled_optimized(test, &kp));
+	seen.pre = 0;
+	KUNIT_EXPECT_EQ(test, kpo_plain(3), 8L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 2);	/* both fire */
+	unregister_kprobe(&inner);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
+
+	/* Disabled: the original byte, not even int3. */
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, text_at(&kp), (u8)0x48);	/* mov %rdi, %rax */
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
+
+	/* Everything disarmed (debugfs' enabled = 0), then re-armed. */
+	kprobes_set_armed(false);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, text_at(&kp), (u8)0x48);
+	kprobes_set_armed(true);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
+
+	/* The sysctl. */
+	kprobes_set_optimization(false);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, text_at(&kp), INT3_INSN_OPCODE);
+	KUNIT_EXPECT_FALSE(test, settled_optimized(test, &kp));
+	kprobes_set_optimization(true);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
+
+	seen.pre = 0;
+	KUNIT_EXPECT_EQ(test, kpo_plain(4), 9L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, text_at(&kp), (u8)0x48);
+}
+
+static void kretprobe_entry_is_optimized(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (void *)kpo_plain,
+		.handler = opt_ret,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &rp.kp));
+	KUNIT_EXPECT_EQ(test, kpo_plain(10), 15L);
+	KUNIT_EXPECT_EQ(test, seen.ret, 1);
+	KUNIT_EXPECT_EQ(test, seen.ret_ax, 15UL);
+	unregister_kretprobe(&rp);
+}
+
+static atomic_t hammer_calls, hammer_wrong, hammer_hits;
+
+static int hammer_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&hammer_hits);
+	return 0;
+}
+
+static int opt_hammer(void *unused)
+{
+	long i = 0;
+
+	while (!kthread_should_stop()) {
+		if (kpo_plain(i) != i + 5 || kpo_jcc(i & 1) != (i & 1 ? 10 : 20) ||
+		    kpo_stack(i) != i + 1)
+			atomic_inc(&hammer_wrong);
+		atomic_inc(&hammer_calls);
+		/*
+		 * Sleep now and then: the optimizer waits for an RCU Tasks
+		 * grace period, which needs a voluntary context switch from
+		 * every task, and on a preemptible kernel cond_resched() is
+		 * none.
+		 */
+		if (!(++i & 63))
+			usleep_range(20, 40);
+	}
+	return 0;
+}
+
+/* Flip three sites between jump and int3 while the other CPU runs them. */
+static void hits_while_flipping(struct kunit *test)
+{
+	struct kprobe kps[3] = {
+		{ .addr = (void *)kpo_plain, .pre_handler = hammer_pre },
+		{ .addr = (void *)kpo_jcc, .pre_handler = hammer_pre },
+		{ .addr = (void *)kpo_stack, .pre_handler = hammer_pre },
+	};
+	struct kprobe *ptrs[3] = { &kps[0], &kps[1], &kps[2] };
+	struct task_struct *hammer;
+	int round, cpu, flips = 0;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	atomic_set(&hammer_calls, 0);
+	atomic_set(&hammer_wrong, 0);
+	atomic_set(&hammer_hits, 0);
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	hammer = kthread_create(opt_hammer, NULL, "kprobes-opt-hammer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hammer));
+	kthread_bind(hammer, cpu);
+	wake_up_process(hammer);
+
+	KUNIT_ASSERT_EQ(test, register_kprobes(ptrs, 3), 0);
+	for (round = 0; round < 30; round++) {
+		kprobe_optimizer_flush();
+		flips += kprobe_optimized(&kps[0]);
+		udelay(200);
+		switch (round % 3) {
+		case 0:
+			kprobes_set_optimization(false);
+			udelay(200);
+			kprobes_set_optimization(true);
+			break;
+		case 1:
+			disable_kprobe(&kps[round % 3]);
+			udelay(200);
+			enable_kprobe(&kps[round % 3]);
+			break;
+		case 2:
+			kprobes_set_armed(false);
+			udelay(200);
+			kprobes_set_armed(true);
+			break;
+		}
+	}
+	unregister_kprobes(ptrs, 3);
+	kthread_stop(hammer);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&hammer_hits), 0);
+	KUNIT_EXPECT_GT(test, flips, 20);
+	kunit_info(test, "%d calls, %d hits on CPU%d, %d rounds optimized\n",
+		   atomic_read(&hammer_calls), atomic_read(&hammer_hits), cpu,
+		   flips);
+}
+
+static struct kunit_case opt_cases[] = {
+	KUNIT_CASE(plain_function_is_optimized),
+	KUNIT_CASE(relocated_regions_keep_results),
+	KUNIT_CASE(rule_breakers_stay_int3),
+	KUNIT_CASE(rule_breakers_still_fire),
+	KUNIT_CASE(transitions),
+	KUNIT_CASE(kretprobe_entry_is_optimized),
+	KUNIT_CASE_SLOW(hits_while_flipping),
+	{}
+};
+
+static struct kunit_suite kprobes_opt_suite = {
+	.name = "kprobes_optimization",
+	.init = opt_init,
+	.test_cases = opt_cases,
+};
+kunit_test_suite(kprobes_opt_suite);
