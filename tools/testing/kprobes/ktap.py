@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarise a test console: the KTAP documents in it and any kernel splat.
 
-    ktap.py <console.log> [--expect FILE] [--problem TEXT]...
+    ktap.py [LABEL=]<console.log>... [--expect FILE] [--problem TEXT]...
 
 Prints one line per leaf test (ok / FAIL / SKIP), the cases listed in the
 expectations file that did not run ("not built"), the splats found, and last
 "N passed, N failed".  Exits non-zero on any failed case, any splat, a
-missing required suite, or a missing end marker.
+missing required suite, or a missing end marker.  Several consoles (one per
+boot) are judged one by one, their case names prefixed with LABEL/, and
+the counts add up.
 
 The expectations file has lines "require <suite>" (the suite must appear)
 and "optional <suite>/<case>" (reported as not built when absent).  Each
@@ -50,6 +52,47 @@ def parse(lines):
     return leaves
 
 
+def judge(path, prefix, expect, problems):
+    """Print the cases of one console; add its problems; return counts."""
+    with open(path, errors='replace') as f:
+        lines = [PREFIX.sub('', l.rstrip('\r\n')) for l in f]
+
+    leaves = parse(lines)
+    passed = failed = skipped = 0
+    for name, status, directive in leaves:
+        if directive.upper().startswith('SKIP'):
+            skipped += 1
+            print(f'  SKIP  {prefix}{name} # {directive}')
+        elif status == 'ok':
+            passed += 1
+            print(f'  ok    {prefix}{name}')
+        else:
+            failed += 1
+            print(f'  FAIL  {prefix}{name}')
+
+    seen = {p for p, _, _ in leaves}
+    suites = {p.split('/')[0] for p in seen} | {'/'.join(p.split('/')[:2]) for p in seen}
+    if expect:
+        for line in open(expect):
+            words = line.split()
+            if len(words) != 2 or words[0].startswith('#'):
+                continue
+            kind, want = words
+            if kind == 'require' and want not in suites:
+                problems.append(f'missing: {prefix}{want} did not report')
+            elif kind == 'optional' and want not in seen:
+                print(f'  n/a   {prefix}{want} # not built in this configuration')
+    for line in lines:
+        if SPLATS.search(line):
+            problems.append(f'splat: {prefix}{line.strip()}')
+    if not any(END_MARK in l for l in lines):
+        problems.append(f'missing: {prefix}the run did not finish (no end marker)')
+    if not leaves:
+        problems.append(f'missing: {prefix}no KTAP results at all')
+
+    return passed, failed, skipped
+
+
 def main():
     args = sys.argv[1:]
     expect = None
@@ -62,41 +105,11 @@ def main():
         i = args.index('--problem')
         problems.append(args[i + 1])
         del args[i:i + 2]
-    with open(args[0], errors='replace') as f:
-        lines = [PREFIX.sub('', l.rstrip('\r\n')) for l in f]
-
-    leaves = parse(lines)
     passed = failed = skipped = 0
-    for path, status, directive in leaves:
-        if directive.upper().startswith('SKIP'):
-            skipped += 1
-            print(f'  SKIP  {path} # {directive}')
-        elif status == 'ok':
-            passed += 1
-            print(f'  ok    {path}')
-        else:
-            failed += 1
-            print(f'  FAIL  {path}')
-
-    seen = {p for p, _, _ in leaves}
-    suites = {p.split('/')[0] for p in seen} | {'/'.join(p.split('/')[:2]) for p in seen}
-    if expect:
-        for line in open(expect):
-            words = line.split()
-            if len(words) != 2 or words[0].startswith('#'):
-                continue
-            kind, name = words
-            if kind == 'require' and name not in suites:
-                problems.append(f'missing: {name} did not report')
-            elif kind == 'optional' and name not in seen:
-                print(f'  n/a   {name} # not built in this configuration')
-    for line in lines:
-        if SPLATS.search(line):
-            problems.append(f'splat: {line.strip()}')
-    if not any(END_MARK in l for l in lines):
-        problems.append('missing: the run did not finish (no end marker)')
-    if not leaves:
-        problems.append('missing: no KTAP results at all')
+    for arg in args:
+        label, path = arg.split('=', 1) if '=' in arg else ('', arg)
+        p, f, k = judge(path, label + '/' if label else '', expect, problems)
+        passed, failed, skipped = passed + p, failed + f, skipped + k
 
     for p in problems[:20]:
         print(p)

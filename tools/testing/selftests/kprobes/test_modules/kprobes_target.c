@@ -7,10 +7,17 @@
  * code from its init, calls it, and shows the hits in .../init_hits: the
  * probe must fire while the code is there and turn [GONE] when the kernel
  * frees it at the end of the load.  The exit unregisters it.
+ *
+ * With probe_sym=NAME the module keeps a probe with only a pre_handler on
+ * that kernel function while it is loaded: one that may be optimized.
  */
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+
+static char *probe_sym;
+module_param(probe_sym, charp, 0400);
+MODULE_PARM_DESC(probe_sym, "keep a pre_handler-only probe on this symbol");
 
 static bool init_probe;
 module_param(init_probe, bool, 0400);
@@ -64,6 +71,13 @@ static int __init probe_init_code(void)
 	return 0;
 }
 
+static int sym_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static struct kprobe sym_kp = { .pre_handler = sym_pre };
+
 static struct dentry *dir;
 
 static int __init kprobes_target_init(void)
@@ -74,6 +88,15 @@ static int __init kprobes_target_init(void)
 		ret = probe_init_code();
 		if (ret)
 			return ret;
+	}
+	if (probe_sym) {
+		sym_kp.symbol_name = probe_sym;
+		ret = register_kprobe(&sym_kp);
+		if (ret) {
+			if (init_probe)
+				unregister_kprobe(&init_kp);
+			return ret;
+		}
 	}
 	dir = debugfs_create_dir("kprobes_target", NULL);
 	debugfs_create_file("call", 0400, dir, NULL, &call_fops);
@@ -86,6 +109,8 @@ static void __exit kprobes_target_exit(void)
 	debugfs_remove_recursive(dir);
 	if (init_probe)
 		unregister_kprobe(&init_kp);
+	if (probe_sym)
+		unregister_kprobe(&sym_kp);
 }
 
 module_init(kprobes_target_init);

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Jump optimization as the list shows it: a probe with only a pre_handler
+# turns [OPTIMIZED] by itself; debug.kprobes-optimization = 0 takes the
+# flag away before the write returns, 1 brings it back; so do debugfs'
+# enabled 0 and 1.  A post_handler probe at the same place keeps it away.
+
+. "$(dirname "$0")/functions.sh"
+
+OPT=/proc/sys/debug/kprobes-optimization
+SYM=int_sqrt
+
+ktap_print_header
+ktap_set_plan 10
+
+# optimized: the probe's list line ends in [OPTIMIZED].
+optimized() {
+	grep " $SYM+0x[0-9a-f]*" $DEBUGFS/list | grep -q '\[OPTIMIZED\]$'
+}
+
+# settles_optimized: it does within two seconds (the optimizer is delayed).
+settles_optimized() {
+	i=0
+	while [ $i -lt 20 ]; do
+		optimized && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+check "a pre_handler-only probe" \
+	insmod "$MODDIR/kprobes_target.ko" probe_sym=$SYM
+check "turns OPTIMIZED" settles_optimized
+echo 0 > $OPT
+check_fails "sysctl 0: not OPTIMIZED once the write returns" optimized
+sleep 0.3
+check_fails "sysctl 0: stays so" optimized
+echo 1 > $OPT
+check "sysctl 1: OPTIMIZED again" settles_optimized
+echo 0 > $DEBUGFS/enabled
+check_fails "enabled 0: not OPTIMIZED" optimized
+echo 1 > $DEBUGFS/enabled
+check "enabled 1: OPTIMIZED again" settles_optimized
+insmod "$MODDIR/kprobe_example.ko" symbol=$SYM
+check_fails "a post_handler probe joins: not OPTIMIZED" optimized
+rmmod kprobe_example
+check "it leaves: OPTIMIZED again" settles_optimized
+check "unload" rmmod kprobes_target
+
+ktap_finished
