@@ -144,7 +144,9 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 	ret = (unsigned long)last->ret_addr;
 	instruction_pointer_set(regs, ret);
 
-	kprobe_busy_begin();
+	/* kprobe_busy_begin(), inline: this runs on every return. */
+	preempt_disable();
+	__this_cpu_write(current_kprobe, &kprobe_busy);
 	for (node = first; node; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
 		rp = get_kretprobe(ri);
@@ -166,7 +168,8 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 		if (ri == last)
 			break;
 	}
-	kprobe_busy_end();
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
 	return ret;
 }
 

@@ -236,7 +236,7 @@ int __kprobes kprobe_site_fault_handlers(struct kprobe_site *site,
 }
 
 /* A dummy probe that makes every hit a miss while this CPU is busy. */
-static struct kprobe kprobe_busy;
+struct kprobe kprobe_busy;
 
 /**
  * kprobe_busy_begin() - make probes hit on this CPU count as missed

@@ -101,7 +101,6 @@ int kprobe_int3_handler(struct pt_regs *regs);
 int jprobe_setjmp(struct kprobe *p, struct pt_regs *regs);
 bool jprobe_is_return_trap(kprobe_opcode_t *addr);
 struct kprobe_site *jprobe_longjmp(struct pt_regs *regs);
-__visible unsigned long kretprobe_trampoline_callback(struct pt_regs *regs);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 __visible void kprobe_detour_callback(struct kprobe_site *site,
 				      struct pt_regs *regs);

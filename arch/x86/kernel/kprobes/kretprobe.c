@@ -32,21 +32,3 @@ void __kprobes arch_prepare_kretprobe(struct kretprobe_instance *ri,
 	ri->fp = slot;
 	*slot = (unsigned long)__kretprobe_trampoline;
 }
-
-/*
- * Called by the trampoline with the registers it saved; the return slot is
- * just above them.  Make them look like the moment of the return (sp past
- * the slot), run the handlers, return the real return address.
- */
-__visible unsigned long __kprobes
-kretprobe_trampoline_callback(struct pt_regs *regs)
-{
-	unsigned long *slot = (unsigned long *)(regs + 1);
-
-	regs->cs = __KERNEL_CS;
-	regs->ss = __KERNEL_DS;
-	regs->sp = (unsigned long)(slot + 1);
-	regs->ip = (unsigned long)__kretprobe_trampoline;
-	regs->orig_ax = ~0UL;
-	return kretprobe_trampoline_handler(regs, slot);
-}

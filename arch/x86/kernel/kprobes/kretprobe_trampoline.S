@@ -6,12 +6,13 @@
  * entry replaced the return address).  We put a return address back into
  * the slot it came from -- first our own address, which the unwinder knows
  * how to see through, then the real one -- build a struct pt_regs below it,
- * and let kretprobe_trampoline_callback() run the handlers and tell us the
+ * and let kretprobe_trampoline_handler() run the handlers and tell us the
  * real return address.  Reached by RET only, so no ENDBR.
  */
 #include <linux/linkage.h>
 #include <linux/objtool.h>
 #include <asm/nospec-branch.h>
+#include <asm/segment.h>
 #include <asm/unwind_hints.h>
 
 	.text
@@ -24,10 +25,12 @@ SYM_CODE_START(__kretprobe_trampoline)
 	UNWIND_HINT_FUNC
 
 	/* struct pt_regs, top down: ss, sp, flags, cs, ip, orig_ax, GPRs. */
-	pushq	$0			/* ss: filled in by the callback */
-	pushq	%rsp			/* sp: corrected by the callback */
+	pushq	$__KERNEL_DS		/* ss */
+	pushq	%rsp			/* sp: corrected below */
 	pushfq
-	subq	$3*8, %rsp		/* cs, ip, orig_ax: the callback's */
+	pushq	$__KERNEL_CS		/* cs */
+	pushq	$__kretprobe_trampoline	/* ip */
+	pushq	$-1			/* orig_ax */
 	pushq	%rdi
 	pushq	%rsi
 	pushq	%rdx
@@ -44,8 +47,12 @@ SYM_CODE_START(__kretprobe_trampoline)
 	pushq	%r14
 	pushq	%r15
 
-	movq	%rsp, %rdi
-	call	kretprobe_trampoline_callback
+	/* sp as the caller will have it: above the return-address slot. */
+	leaq	22*8(%rsp), %rax
+	movq	%rax, 19*8(%rsp)
+	movq	%rsp, %rdi		/* regs */
+	leaq	21*8(%rsp), %rsi	/* the slot, as the entry recorded it */
+	call	kretprobe_trampoline_handler
 	/* The real return address goes into the slot above pt_regs. */
 	movq	%rax, 21*8(%rsp)
 
