@@ -49,3 +49,13 @@ show_file /proc/sys/debug/kprobes-optimization
 step "rmmod kretprobe_example jprobe_example"
 rmmod kretprobe_example jprobe_example
 dmesg -c | grep -E "probe"
+
+step "jump optimization: a pre_handler-only probe on int_sqrt()"
+insmod "$MODDIR/kprobes_target.ko" probe_sym=int_sqrt
+sleep 0.5
+show_file $DEBUGFS/list
+echo '$ echo 0 > /proc/sys/debug/kprobes-optimization'
+echo 0 > /proc/sys/debug/kprobes-optimization
+show_file $DEBUGFS/list
+echo 1 > /proc/sys/debug/kprobes-optimization
+rmmod kprobes_target
