@@ -122,8 +122,11 @@ static int traps_per_hit(struct kprobe *p)
 			return 2;
 		if (!site->ainsn.insn)
 			return 1;	/* emulated */
-		if (!site->stepped && (site->ainsn.boost ||
-				       (site->region_clear && site->ainsn.detour)))
+		if (site->stepped)
+			return 2;
+		if (site->posted)
+			return site->ainsn.post ? 1 : 2;
+		if (site->ainsn.boost || (site->region_clear && site->ainsn.detour))
 			return 1;	/* boosted */
 		return 2;
 	}
