@@ -10,7 +10,11 @@
  * and puts every register back, flags last.  The copied region and the
  * jump back follow the head in the slot.
  *
- * The bytes live in .rodata: they are never run here, only copied.  Two
+ * The handlers must not run with the probed code's AC set (a user access
+ * section would let them touch user memory unchecked): with SMAP the nop
+ * behind pushfq becomes clac; popfq puts AC back.
+ *
+ * The bytes live in .rodata: they are never run here, only copied.  Some
  * places are filled per copy: the site pointer (the immediate of the
  * movabs), the ip (kernel and module text both lie in the top 2 GiB, so
  * a sign-extended 32-bit immediate holds it) and the call's displacement.
@@ -23,6 +27,8 @@ SYM_DATA_START(kprobe_detour_template)
 	pushq	%rsp			/* ->ss slot: push stores the old sp */
 	pushq	(%rsp)			/* ->sp: the probed code's sp */
 	pushfq				/* ->flags, before anything changes them */
+SYM_INNER_LABEL(kprobe_detour_template_clac, SYM_L_GLOBAL)
+	.byte	0x0f, 0x1f, 0x00	/* nopl (%rax), or clac with SMAP */
 	pushq	$__KERNEL_CS		/* ->cs */
 	.byte	0x68			/* pushq $ip: ->ip, sign-extended */
 SYM_INNER_LABEL(kprobe_detour_template_ip, SYM_L_GLOBAL)

@@ -43,7 +43,8 @@
 
 #include "decode.h"
 
-extern const u8 kprobe_detour_template[], kprobe_detour_template_ip[],
+extern const u8 kprobe_detour_template[], kprobe_detour_template_clac[],
+		kprobe_detour_template_ip[],
 		kprobe_detour_template_site[], kprobe_detour_template_call[],
 		kprobe_detour_template_end[];
 
@@ -281,6 +282,9 @@ static int put_head(u8 *d, unsigned long at, struct kprobe_site *site,
 	memcpy(d + arg, &site_ptr, sizeof(site_ptr));
 	memcpy(d + ip, &ip32, sizeof(ip32));
 	put_rel32(d + call, at + call + 4, (unsigned long)callback);
+	if (cpu_feature_enabled(X86_FEATURE_SMAP))
+		memcpy(d + (kprobe_detour_template_clac - kprobe_detour_template),
+		       "\x0f\x01\xca", 3);
 	return head;
 }
 
