@@ -77,8 +77,9 @@ found:
  * kprobe_slot_free() - give back a slot
  * @slot: a slot from kprobe_slot_alloc()
  *
- * Context: kprobe_mutex held, and a grace period has passed since the
- * slot's site left the hash: no CPU can still execute from it.
+ * Context: kprobe_mutex held, and an RCU Tasks grace period has passed
+ * since the slot's site left the hash: no CPU can still execute from it,
+ * and no task is preempted inside a boost copy or a detour in it.
  */
 void kprobe_slot_free(kprobe_opcode_t *slot)
 {

@@ -340,7 +340,8 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 
 /**
  * arch_remove_kprobe_site() - release what arch_prepare_kprobe_site() took
- * @site: a site no CPU can reach any more (a grace period has passed)
+ * @site: a site no CPU or task can be in any more (an RCU Tasks grace
+ *        period has passed, register.c)
  */
 void arch_remove_kprobe_site(struct kprobe_site *site)
 {
