@@ -22,6 +22,8 @@
 #include <linux/linkage.h>
 #include <asm/segment.h>
 
+#include "pt_regs_asm.h"
+
 	.pushsection .rodata, "a"
 SYM_DATA_START(kprobe_detour_template)
 	pushq	%rsp			/* ->ss slot: push stores the old sp */
@@ -34,21 +36,7 @@ SYM_INNER_LABEL(kprobe_detour_template_clac, SYM_L_GLOBAL)
 SYM_INNER_LABEL(kprobe_detour_template_ip, SYM_L_GLOBAL)
 	.long	0
 	pushq	$-1			/* ->orig_ax */
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%rdx
-	pushq	%rcx
-	pushq	%rax
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	pushq	%rbx
-	pushq	%rbp
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
+	KPROBE_PUSH_GPRS
 	movq	%rsp, %rsi
 	.byte	0x48, 0xbf		/* movabs $site, %rdi */
 SYM_INNER_LABEL(kprobe_detour_template_site, SYM_L_GLOBAL)
@@ -56,21 +44,7 @@ SYM_INNER_LABEL(kprobe_detour_template_site, SYM_L_GLOBAL)
 	.byte	0xe8			/* call kprobe_detour_callback */
 SYM_INNER_LABEL(kprobe_detour_template_call, SYM_L_GLOBAL)
 	.long	0
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%rbp
-	popq	%rbx
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rax
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
+	KPROBE_POP_GPRS
 	leaq	24(%rsp), %rsp		/* orig_ax, ip, cs; lea keeps flags */
 	popfq
 	leaq	16(%rsp), %rsp		/* sp, ss */

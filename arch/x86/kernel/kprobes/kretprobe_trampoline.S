@@ -15,6 +15,8 @@
 #include <asm/segment.h>
 #include <asm/unwind_hints.h>
 
+#include "pt_regs_asm.h"
+
 	.text
 SYM_CODE_START(__kretprobe_trampoline)
 	/* Reached by RET: no frame an unwinder could describe yet. */
@@ -31,21 +33,7 @@ SYM_CODE_START(__kretprobe_trampoline)
 	pushq	$__KERNEL_CS		/* cs */
 	pushq	$__kretprobe_trampoline	/* ip */
 	pushq	$-1			/* orig_ax */
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%rdx
-	pushq	%rcx
-	pushq	%rax
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	pushq	%rbx
-	pushq	%rbp
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
+	KPROBE_PUSH_GPRS
 
 	/* sp as the caller will have it: above the return-address slot. */
 	leaq	22*8(%rsp), %rax
@@ -56,21 +44,7 @@ SYM_CODE_START(__kretprobe_trampoline)
 	/* The real return address goes into the slot above pt_regs. */
 	movq	%rax, 21*8(%rsp)
 
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%rbp
-	popq	%rbx
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rax
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
+	KPROBE_POP_GPRS
 	/* orig_ax, ip, cs: nothing to restore; flags: restore; sp, ss: drop. */
 	addq	$3*8, %rsp
 	popfq
