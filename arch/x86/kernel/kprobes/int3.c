@@ -138,6 +138,35 @@ static bool __kprobes emulated(struct kprobe_site *site)
 }
 
 /*
+ * Are the bytes behind the site's first byte anything but the original,
+ * or may they become so while this CPU is on its way back to them?  That
+ * is the case from the moment a site is queued for a jump (its jmp goes in
+ * after an RCU Tasks grace period that starts later) until its jmp is
+ * undone and the original bytes are back (->jumped cleared by
+ * arch_kprobe_drop_jump() after the last text sync).  Meanwhile the only
+ * safe way out of the int3 path is the detour's copy of the whole region,
+ * which returns behind the region; every copy of the first instruction
+ * alone returns into what may be a jmp's rel32.  Such a site always has a
+ * detour.
+ *
+ * The acquire pairs with the release in arch_kprobe_drop_jump(): who sees
+ * the jmp gone also sees the ->stepped and ->posted written before it.
+ */
+static bool __kprobes text_in_flux(struct kprobe_site *site)
+{
+	return READ_ONCE(site->opt) != KPROBE_OPT_NONE ||
+	       smp_load_acquire(&site->jumped);
+}
+
+/* Leave through the region copy; see text_in_flux(). */
+static int __kprobes leave_by_region(struct kprobe_site *site,
+				     struct pt_regs *regs)
+{
+	regs->ip = (unsigned long)site->ainsn.region_copy;
+	return 1;
+}
+
+/*
  * Carry out the probed instruction: emulate it now, or send the CPU to the
  * copy.  @handlers: this is the handler level, post_handlers are due.
  */
@@ -147,6 +176,12 @@ static int __kprobes carry_out(struct kprobe_ctlblk *kcb,
 {
 	struct kprobe_step *step;
 
+	if (text_in_flux(site)) {
+		/* No post_handler can run: the region copy has no head. */
+		if (handlers)
+			reset_current_kprobe();
+		return leave_by_region(site, regs);
+	}
 	if (emulated(site)) {
 		if (!emulate(site, regs)) {
 			/* Only an unreadable call/jmp operand gets here. */
@@ -206,14 +241,19 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
 
 /*
  * A copy followed by a jump back, if the site may skip the second trap:
- * with post_handlers, the post copy, which calls them on the way back;
- * else the detour's copy of the region while no other site is inside it,
+ * the detour's copy of the region while a jmp may stand in the text
+ * (text_in_flux()); with post_handlers, the post copy, which calls them on
+ * the way back; else the region copy while no other site is inside it,
  * else the boost copy of the one instruction (opt.c).  The flags are
- * kprobe_mutex's to write; a stale read only picks the slower path or a
- * copy that is still there (slots outlive an RCU Tasks grace period).
+ * kprobe_mutex's to write; a stale read of ->stepped or ->posted only
+ * picks another copy that is still there (slots outlive an RCU Tasks
+ * grace period), and text_in_flux() comes first, so those flags only take
+ * effect once the original bytes are back.
  */
 static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site)
 {
+	if (text_in_flux(site))
+		return site->ainsn.region_copy;
 	if (READ_ONCE(site->stepped))
 		return NULL;
 	if (READ_ONCE(site->posted))
@@ -260,7 +300,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 
 	if (kcb->depth || kprobe_running()) {
 		kprobe_site_missed(site);
-		return carry_out(kcb, site, regs, false);
+		return carry_out(kcb, site, regs, false);	/* may be the region copy */
 	}
 
 	if (kprobe_site_pre_handlers(site, regs))

@@ -527,11 +527,15 @@ void arch_unoptimize_sites(struct list_head *sites)
 	mutex_unlock(&text_mutex);
 }
 
-/* The jmp is no longer in the text (or the text is gone). */
+/*
+ * The jmp is no longer in the text (or the text is gone).  The release
+ * pairs with the acquire of text_in_flux() (int3.c): a CPU that sees the
+ * jmp gone sees the flags written before it under kprobe_mutex.
+ */
 void arch_kprobe_drop_jump(struct kprobe_site *site)
 {
 	if (site->jumped) {
-		site->jumped = false;
+		smp_store_release(&site->jumped, false);
 		kprobe_nr_jumped--;
 	}
 }
@@ -551,6 +555,12 @@ void arch_kprobe_drop_jump(struct kprobe_site *site)
  * site on the int3 path), so neither the step stack nor kprobe_status
  * matter here; a hit from inside a handler, or from an NMI during one, is
  * caught by current_kprobe and only counted.
+ *
+ * Except in passing: a probe that needs the int3 path joins the list
+ * before the jmp is undone, and hits meanwhile still come here.  A
+ * post_handler is then simply not called yet; a jprobe must not run at
+ * all, since its handler would be entered from here with interrupts off
+ * in the saved flags and never come back through jprobe_return()'s trap.
  */
 __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 						struct pt_regs *regs)
@@ -562,7 +572,8 @@ __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 		kprobe_site_missed(site);
 	} else {
 		list_for_each_entry_rcu(p, &site->probes, list) {
-			if (kprobe_disabled(p) || !p->pre_handler)
+			if (kprobe_disabled(p) || !p->pre_handler ||
+			    p->pre_handler == jprobe_setjmp)
 				continue;
 			__this_cpu_write(current_kprobe, p);
 			p->pre_handler(p, regs);

@@ -367,6 +367,145 @@ static void hits_while_flipping(struct kunit *test)
 		   flips);
 }
 
+/*
+ * Undoing a jump while the other CPU runs through it.  The jump goes away
+ * in three steps (int3 over the e9, the rel32 back to the original bytes,
+ * syncs between); a CPU that meets the int3 in between must leave through
+ * the detour's copy of the whole region, never through a copy of the first
+ * instruction alone, which would return into the rel32.  Each round
+ * settles kpo_plain optimized, then undoes the jump one way: a post_handler
+ * joins (the post copy), a jprobe joins (the step copy; and the jprobe must
+ * never run from the detour, which would leave the caller with interrupts
+ * off), or the sysctl goes to 0 while the hammer also reaches kpo_plain
+ * from inside a handler (a nested hit, which takes the step copy).
+ */
+static atomic_t undo_calls, undo_wrong, undo_irqs_off, undo_jcalls;
+
+static int undo_nest_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	/* A hit on kpo_plain from here is a nested one. */
+	if (kpo_plain(3) != 8)
+		atomic_inc(&undo_wrong);
+	return 0;
+}
+
+static long undo_jentry(long x)
+{
+	atomic_inc(&undo_jcalls);
+	jprobe_return();
+	return 0;
+}
+
+static int undo_hammer(void *unused)
+{
+	long i = 0;
+
+	while (!kthread_should_stop()) {
+		if (kpo_plain(i) != i + 5 || kpo_jcc(i & 1) != (i & 1 ? 10 : 20))
+			atomic_inc(&undo_wrong);
+		if (irqs_disabled()) {
+			atomic_inc(&undo_irqs_off);
+			local_irq_enable();
+		}
+		atomic_inc(&undo_calls);
+		/*
+		 * A voluntary context switch for RCU Tasks, as above, but
+		 * without sleeping: a sleep lasts a tick or more here, and
+		 * the hammer must be running through the sites all along.
+		 */
+		if (!(++i & 63))
+			schedule();
+	}
+	return 0;
+}
+
+enum undo_way { UNDO_BY_POST, UNDO_BY_JPROBE, UNDO_BY_SYSCTL };
+
+static void undo_jump_rounds(struct kunit *test, enum undo_way way)
+{
+	struct kprobe kp = { .addr = (void *)kpo_plain, .pre_handler = hammer_pre };
+	struct kprobe nest = { .addr = (void *)kpo_jcc,
+			       .pre_handler = undo_nest_pre };
+	struct kprobe post = { .addr = (void *)kpo_plain,
+			       .pre_handler = hammer_pre,
+			       .post_handler = opt_post };
+	struct jprobe jp = { .entry = undo_jentry };
+	struct task_struct *hammer;
+	int round, cpu, undone = 0;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	atomic_set(&undo_calls, 0);
+	atomic_set(&undo_wrong, 0);
+	atomic_set(&undo_irqs_off, 0);
+	atomic_set(&undo_jcalls, 0);
+	atomic_set(&hammer_hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	if (way == UNDO_BY_SYSCTL)
+		KUNIT_ASSERT_EQ(test, register_kprobe(&nest), 0);
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	hammer = kthread_create(undo_hammer, NULL, "kprobes-undo-hammer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hammer));
+	kthread_bind(hammer, cpu);
+	wake_up_process(hammer);
+
+	for (round = 0; round < 20; round++) {
+		kprobe_optimizer_flush();
+		if (!kprobe_optimized(&kp))
+			continue;
+		undone++;
+		switch (way) {
+		case UNDO_BY_POST:
+			KUNIT_EXPECT_EQ(test, register_kprobe(&post), 0);
+			udelay(100);
+			unregister_kprobe(&post);
+			break;
+		case UNDO_BY_JPROBE:
+			memset(&jp.kp, 0, sizeof(jp.kp));
+			jp.kp.addr = (void *)kpo_plain;
+			KUNIT_EXPECT_EQ(test, register_jprobe(&jp), 0);
+			udelay(100);
+			unregister_jprobe(&jp);
+			break;
+		case UNDO_BY_SYSCTL:
+			kprobes_set_optimization(false);
+			udelay(100);
+			kprobes_set_optimization(true);
+			break;
+		}
+	}
+	kthread_stop(hammer);
+	if (way == UNDO_BY_SYSCTL)
+		unregister_kprobe(&nest);
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&undo_wrong), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&undo_irqs_off), 0);
+	KUNIT_EXPECT_GE(test, undone, 15);
+	KUNIT_EXPECT_GT(test, atomic_read(&hammer_hits), 0);
+	if (way == UNDO_BY_JPROBE)
+		KUNIT_EXPECT_GT(test, atomic_read(&undo_jcalls), 0);
+	kunit_info(test, "%d calls, %d hits on CPU%d, %d jumps undone, %d jprobe calls\n",
+		   atomic_read(&undo_calls), atomic_read(&hammer_hits), cpu,
+		   undone, atomic_read(&undo_jcalls));
+}
+
+static void undo_jump_for_post_handler(struct kunit *test)
+{
+	undo_jump_rounds(test, UNDO_BY_POST);
+}
+
+static void undo_jump_for_jprobe(struct kunit *test)
+{
+	undo_jump_rounds(test, UNDO_BY_JPROBE);
+}
+
+static void undo_jump_by_sysctl_nested_hits(struct kunit *test)
+{
+	undo_jump_rounds(test, UNDO_BY_SYSCTL);
+}
+
 static struct kunit_case opt_cases[] = {
 	KUNIT_CASE(plain_function_is_optimized),
 	KUNIT_CASE(relocated_regions_keep_results),
@@ -375,6 +514,9 @@ static struct kunit_case opt_cases[] = {
 	KUNIT_CASE(transitions),
 	KUNIT_CASE(kretprobe_entry_is_optimized),
 	KUNIT_CASE_SLOW(hits_while_flipping),
+	KUNIT_CASE_SLOW(undo_jump_for_post_handler),
+	KUNIT_CASE_SLOW(undo_jump_for_jprobe),
+	KUNIT_CASE_SLOW(undo_jump_by_sysctl_nested_hits),
 	{}
 };
 
