@@ -67,7 +67,10 @@ DEFINE_SHOW_ATTRIBUTE(list);
 
 static int blacklist_show(struct seq_file *m, void *unused)
 {
-	kprobe_blacklist_show(m, kallsyms_show_value(m->file->f_cred));
+	bool show_addr = kallsyms_show_value(m->file->f_cred);
+
+	kprobe_blacklist_show(m, show_addr);
+	kprobe_module_blacklist_show(m, show_addr);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(blacklist);

@@ -51,9 +51,16 @@ struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp);
 /* Probes whose text goes away (register.c, modules.c). */
 void kprobe_site_gone(struct kprobe_site *site);
 struct module;
+struct seq_file;
 #ifdef CONFIG_MODULES
 int kprobe_check_module_place(unsigned long addr, struct module **modp);
+void kprobe_module_blacklist_show(struct seq_file *m, bool show_addr);
 #else
+static inline void kprobe_module_blacklist_show(struct seq_file *m,
+						bool show_addr)
+{
+}
+
 static inline int kprobe_check_module_place(unsigned long addr,
 					    struct module **modp)
 {
@@ -66,7 +73,6 @@ bool kprobes_armed(void);
 
 /* The blacklist (blacklist.c). */
 int kprobe_blacklist_init(void);
-struct seq_file;
 void kprobe_blacklist_show(struct seq_file *m, bool show_addr);
 
 /* Probe types, for the list (kretprobe.c). */

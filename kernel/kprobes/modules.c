@@ -12,8 +12,72 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/notifier.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 
 #include "internal.h"
+
+/*
+ * Loaded modules with text no probe may go into (.noinstr.text,
+ * .kprobes.text), for the blacklist file; kprobe_mutex.  The refusal
+ * itself reads the module's own fields (kprobe_check_module_place()).
+ */
+struct forbidden_module {
+	struct list_head	node;
+	struct module		*mod;
+};
+static LIST_HEAD(forbidden_modules);
+
+static void note_forbidden_text(struct module *mod)
+{
+	struct forbidden_module *fm;
+
+	if (!mod->noinstr_text_size && !mod->kprobes_text_size)
+		return;
+	fm = kmalloc(sizeof(*fm), GFP_KERNEL);
+	if (!fm)
+		return;		/* still refused, only not listed */
+	fm->mod = mod;
+	list_add_tail(&fm->node, &forbidden_modules);
+}
+
+static void forget_forbidden_text(struct module *mod)
+{
+	struct forbidden_module *fm, *tmp;
+
+	list_for_each_entry_safe(fm, tmp, &forbidden_modules, node) {
+		if (fm->mod == mod) {
+			list_del(&fm->node);
+			kfree(fm);
+		}
+	}
+}
+
+static void show_range(struct seq_file *m, bool show_addr, void *start,
+		       unsigned int size, const char *what, const char *mod)
+{
+	if (!size)
+		return;
+	seq_printf(m, "0x%px-0x%px\t[%s] [%s]\n", show_addr ? start : NULL,
+		   show_addr ? start + size : NULL, what, mod);
+}
+
+/* The blacklist file's lines for module text. */
+void kprobe_module_blacklist_show(struct seq_file *m, bool show_addr)
+{
+	struct forbidden_module *fm;
+
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(fm, &forbidden_modules, node) {
+		show_range(m, show_addr, fm->mod->kprobes_text_start,
+			   fm->mod->kprobes_text_size, ".kprobes.text",
+			   fm->mod->name);
+		show_range(m, show_addr, fm->mod->noinstr_text_start,
+			   fm->mod->noinstr_text_size, ".noinstr.text",
+			   fm->mod->name);
+	}
+	mutex_unlock(&kprobe_mutex);
+}
 
 static int kprobes_module_callback(struct notifier_block *nb,
 				   unsigned long val, void *data)
@@ -23,10 +87,18 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	unsigned long addr;
 	bool going = val == MODULE_STATE_GOING;
 
+	if (val == MODULE_STATE_COMING) {
+		mutex_lock(&kprobe_mutex);
+		note_forbidden_text(mod);
+		mutex_unlock(&kprobe_mutex);
+		return NOTIFY_DONE;
+	}
 	if (!going && val != MODULE_STATE_LIVE)
 		return NOTIFY_DONE;
 
 	mutex_lock(&kprobe_mutex);
+	if (going)
+		forget_forbidden_text(mod);
 	list_for_each_entry(site, &kprobe_sites, all) {
 		addr = (unsigned long)site->addr;
 		if (site->gone)
@@ -44,9 +116,21 @@ static struct notifier_block kprobes_module_nb = {
 	.priority = 0,
 };
 
+static bool within_area(unsigned long addr, void *start, unsigned int size)
+{
+	return addr - (unsigned long)start < size;
+}
+
 /*
  * May a probe go at @addr in module text?  On success a reference on the
  * module is held in *@modp until the caller is done registering.
+ *
+ * Init text is refused with -ENOENT once the module is past COMING: the
+ * LIVE notifier above has already turned its sites GONE, and the text is
+ * freed soon after, so a new site there would later be written into freed
+ * memory.  Both run under kprobe_mutex, and mod->state is LIVE before the
+ * notifier is called, so a registration either sees LIVE or comes before
+ * the notifier, which then takes its site too.
  */
 int kprobe_check_module_place(unsigned long addr, struct module **modp)
 {
@@ -63,9 +147,17 @@ int kprobe_check_module_place(unsigned long addr, struct module **modp)
 	if (ret)
 		return ret;
 
-	/* The module's own .kprobes.text and NOKPROBE_SYMBOL() functions. */
-	if (addr - (unsigned long)mod->kprobes_text_start < mod->kprobes_text_size)
+	/*
+	 * The module's own .kprobes.text, its noinstr text (which may run
+	 * where a trap is not survivable: kvm_amd's __svm_vcpu_run runs on
+	 * the guest's GSBASE), and its NOKPROBE_SYMBOL() functions.
+	 */
+	if (within_area(addr, mod->kprobes_text_start, mod->kprobes_text_size) ||
+	    within_area(addr, mod->noinstr_text_start, mod->noinstr_text_size))
 		ret = -EINVAL;
+	else if (within_module_init(addr, mod) &&
+		 READ_ONCE(mod->state) != MODULE_STATE_COMING)
+		ret = -ENOENT;
 	for (i = 0, entry = mod->kprobe_blacklist;
 	     !ret && i < mod->num_kprobe_blacklist; i++, entry++)
 		if (kallsyms_lookup_size_offset(*entry, &size, &offset) &&

@@ -4,12 +4,14 @@
 # Probes in a module: by symbol name, listed with the module's name, GONE
 # once the module is unloaded, still unregistrable, and the module loads
 # again afterwards.  A probe on a module's __init code fires while that code
-# is there and turns GONE when the load completes and frees it.
+# is there and turns GONE when the load completes and frees it.  A module's
+# noinstr text is refused and listed in the blacklist, and so is its __init
+# text once the module is live.
 
 . "$(dirname "$0")/functions.sh"
 
 ktap_print_header
-ktap_set_plan 13
+ktap_set_plan 18
 
 clear_log
 check "insmod kprobes_target" insmod "$MODDIR/kprobes_target.ko"
@@ -35,5 +37,18 @@ check "the __init probe fired" \
 check "the freed __init probe is GONE" test "$(gone_lines)" = 1
 check "the module with a gone __init probe unloads" rmmod kprobes_target
 check "no probe is left" test "$(wc -l < $DEBUGFS/list)" = 0
+
+check "a module tries its noinstr and live __init code" \
+	insmod "$MODDIR/kprobes_target.ko" refusals=1
+check "its noinstr function is refused with -EINVAL" \
+	grep -qx 'noinstr -22' /sys/kernel/debug/kprobes_target/refusals
+check "its __init function, once live, is refused with -ENOENT" \
+	grep -qx 'live_init -2' /sys/kernel/debug/kprobes_target/refusals
+check "the blacklist lists its noinstr text" \
+	grep -q '^0x[0-9a-f]*-0x[0-9a-f]*	\[\.noinstr\.text\] \[kprobes_target\]$' \
+	$DEBUGFS/blacklist
+rmmod kprobes_target
+check_fails "the blacklist forgets it with the module" \
+	grep -q '\[kprobes_target\]' $DEBUGFS/blacklist
 
 ktap_finished

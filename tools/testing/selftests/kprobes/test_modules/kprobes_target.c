@@ -10,6 +10,11 @@
  *
  * With probe_sym=NAME the module keeps a probe with only a pre_handler on
  * that kernel function while it is loaded: one that may be optimized.
+ *
+ * With refusals=1 the module tries two places that must be refused and
+ * shows the errnos in .../refusals: its own noinstr function (from its
+ * init), and its own __init function once the module is live (from a
+ * module notifier called after the kernel's, while that text still exists).
  */
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
@@ -22,6 +27,10 @@ MODULE_PARM_DESC(probe_sym, "keep a pre_handler-only probe on this symbol");
 static bool init_probe;
 module_param(init_probe, bool, 0400);
 MODULE_PARM_DESC(init_probe, "probe a function of the module's __init code");
+
+static bool refusals;
+module_param(refusals, bool, 0400);
+MODULE_PARM_DESC(refusals, "try to probe our noinstr and (once live) __init code");
 
 noinline int kprobes_target_func(int x);
 noinline int kprobes_target_func(int x)
@@ -71,6 +80,47 @@ static int __init probe_init_code(void)
 	return 0;
 }
 
+/* Text where a trap may not be survivable: no probe may go here. */
+noinstr int kprobes_target_noinstr(int x);
+noinstr int kprobes_target_noinstr(int x)
+{
+	return x ^ 0x5a;
+}
+
+static int noinstr_ret = 1, live_init_ret = 1;
+
+static int refusals_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "noinstr %d\nlive_init %d\n", noinstr_ret, live_init_ret);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(refusals);
+
+/* Try a probe at @sym; on a (wrong) success take it away at once. */
+static int try_probe(const char *sym)
+{
+	struct kprobe kp = { .symbol_name = sym, .pre_handler = init_pre };
+	int ret = register_kprobe(&kp);
+
+	if (!ret)
+		unregister_kprobe(&kp);
+	return ret;
+}
+
+static int live_notify(struct notifier_block *nb, unsigned long state,
+		       void *data)
+{
+	if (data == THIS_MODULE && state == MODULE_STATE_LIVE)
+		live_init_ret = try_probe("kprobes_target_init_work");
+	return NOTIFY_DONE;
+}
+
+/* After the kernel's notifiers (Kprobes' has priority 0). */
+static struct notifier_block live_nb = {
+	.notifier_call	= live_notify,
+	.priority	= -1,
+};
+
 static int sym_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	return 0;
@@ -89,24 +139,38 @@ static int __init kprobes_target_init(void)
 		if (ret)
 			return ret;
 	}
+	if (refusals) {
+		noinstr_ret = try_probe("kprobes_target_noinstr");
+		/* Keep the function: nothing else calls it. */
+		if (kprobes_target_noinstr(0) != 0x5a)
+			return -EIO;
+		ret = register_module_notifier(&live_nb);
+		if (ret)
+			return ret;
+	}
 	if (probe_sym) {
 		sym_kp.symbol_name = probe_sym;
 		ret = register_kprobe(&sym_kp);
 		if (ret) {
 			if (init_probe)
 				unregister_kprobe(&init_kp);
+			if (refusals)
+				unregister_module_notifier(&live_nb);
 			return ret;
 		}
 	}
 	dir = debugfs_create_dir("kprobes_target", NULL);
 	debugfs_create_file("call", 0400, dir, NULL, &call_fops);
 	debugfs_create_u32("init_hits", 0400, dir, &init_hits);
+	debugfs_create_file("refusals", 0400, dir, NULL, &refusals_fops);
 	return 0;
 }
 
 static void __exit kprobes_target_exit(void)
 {
 	debugfs_remove_recursive(dir);
+	if (refusals)
+		unregister_module_notifier(&live_nb);
 	if (init_probe)
 		unregister_kprobe(&init_kp);
 	if (probe_sym)
