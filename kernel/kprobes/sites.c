@@ -185,8 +185,16 @@ bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
 	}
 	if (jprobe)
 		return jprobe_setjmp(jprobe, regs);
+	/*
+	 * The handler level lasts until the post_handlers, over the copy:
+	 * current_kprobe must not be NULL there even when the site's last
+	 * probe has just left, or a fault in the copy would not be routed
+	 * back to the original instruction (the fault hooks look only when
+	 * kprobe_running()).
+	 */
 	__this_cpu_write(current_kprobe,
-			 list_first_or_null_rcu(&site->probes, struct kprobe, list));
+			 list_first_or_null_rcu(&site->probes, struct kprobe,
+						list) ?: &kprobe_busy);
 	return false;
 }
 

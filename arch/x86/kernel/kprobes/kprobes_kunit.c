@@ -395,6 +395,75 @@ static void fault_in_copy(struct kunit *test)
 }
 
 /*
+ * The last probe of a site leaves while the other CPU runs its instruction,
+ * one with an exception-table entry that faults: a hit between the probe's
+ * unlinking and the int3's removal still steps the copy, and the fault in
+ * it must still be moved back to the original instruction, where the
+ * exception table finds its fixup.
+ */
+static atomic_t fload_calls, fload_wrong, fload_hits;
+static long *fload_hole;
+
+static int fault_load_hammer(void *unused)
+{
+	long good = 5;
+
+	while (!kthread_should_stop()) {
+		if (kpt_fault_load(fload_hole) != -1 ||
+		    kpt_fault_load(&good) != 5)
+			atomic_inc(&fload_wrong);
+		atomic_inc(&fload_calls);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int fload_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&fload_hits);
+	return 0;
+}
+
+static void fault_in_copy_while_unregistering(struct kunit *test)
+{
+	struct task_struct *hammer;
+	struct kprobe kp;
+	int round, cpu;
+	char *area;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	area = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	fload_hole = (long *)(area + PAGE_SIZE);	/* the guard page */
+	atomic_set(&fload_calls, 0);
+	atomic_set(&fload_wrong, 0);
+	atomic_set(&fload_hits, 0);
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	hammer = kthread_create(fault_load_hammer, NULL, "kprobes-fault-hammer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hammer));
+	kthread_bind(hammer, cpu);
+	wake_up_process(hammer);
+
+	for (round = 0; round < 300; round++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = POINT(KPT_LOAD);
+		kp.pre_handler = fload_pre;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+		udelay(50);
+		unregister_kprobe(&kp);
+	}
+	kthread_stop(hammer);
+	vfree(area);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&fload_wrong), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&fload_hits), 0);
+	kunit_info(test, "%d calls, %d hits on CPU%d\n",
+		   atomic_read(&fload_calls), atomic_read(&fload_hits), cpu);
+}
+
+/*
  * Cross-CPU: another CPU runs the probed functions without pause while this
  * one registers and unregisters probes on them.  Every result must stay
  * right, and once unregister_kprobe() has returned no handler of the probe
@@ -490,6 +559,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(disabled_leaves_text),
 	KUNIT_CASE(fault_in_copy),
 	KUNIT_CASE_SLOW(cross_cpu_arm_disarm),
+	KUNIT_CASE_SLOW(fault_in_copy_while_unregistering),
 	{}
 };
 
