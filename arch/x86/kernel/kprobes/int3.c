@@ -351,7 +351,13 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		if (regs->ip - slot < site->ainsn.len) {
 			if (step->handlers &&
 			    kprobe_site_fault_handlers(site, regs, trapnr)) {
-				abandon_step(kcb, regs);
+				/*
+				 * A handler that mended the cause and left ip
+				 * in the copy (or on the int3 behind it) wants
+				 * the step to go on: it is still ours.
+				 */
+				if (regs->ip - slot > site->ainsn.len)
+					abandon_step(kcb, regs);
 				return 1;
 			}
 			abandon_step(kcb, regs);

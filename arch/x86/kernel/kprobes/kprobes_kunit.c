@@ -30,6 +30,7 @@ static struct {
 	unsigned long args[3];
 	int fault_trap;
 	bool claim_fault;
+	long *mend_fault;	/* claim by aiming %rdi here, ip left alone */
 } seen;
 
 static int count_pre(struct kprobe *p, struct pt_regs *regs)
@@ -54,6 +55,11 @@ static int count_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
 {
 	seen.fault++;
 	seen.fault_trap = trapnr;
+	if (seen.mend_fault) {
+		/* Mend the cause and let the copy run again. */
+		regs->di = (unsigned long)seen.mend_fault;
+		return 1;
+	}
 	if (!seen.claim_fault)
 		return 0;
 	/* Claim it: resume after the load with a value of our own. */
@@ -395,6 +401,28 @@ static void fault_in_copy(struct kunit *test)
 }
 
 /*
+ * A fault_handler that mends the cause (here: the pointer the load uses)
+ * and claims the fault without moving ip: the copy runs again, and its
+ * step ends as any other, post_handler included.
+ */
+static void fault_mended_in_copy(struct kunit *test)
+{
+	struct kprobe kp;
+	long good = 77;
+
+	kp_at(&kp, POINT(KPT_LOAD));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	seen.mend_fault = &good;
+	KUNIT_EXPECT_EQ(test, kpt_fault_load((long *)0x10), 77L);
+	KUNIT_EXPECT_EQ(test, seen.fault, 1);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	KUNIT_EXPECT_EQ(test, seen.post_ip, ADDR(KPT_LOAD_DONE));
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	unregister_kprobe(&kp);
+}
+
+/*
  * The last probe of a site leaves while the other CPU runs its instruction,
  * one with an exception-table entry that faults: a hit between the probe's
  * unlinking and the int3's removal still steps the copy, and the fault in
@@ -558,6 +586,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(no_hits_after_unregister),
 	KUNIT_CASE(disabled_leaves_text),
 	KUNIT_CASE(fault_in_copy),
+	KUNIT_CASE(fault_mended_in_copy),
 	KUNIT_CASE_SLOW(cross_cpu_arm_disarm),
 	KUNIT_CASE_SLOW(fault_in_copy_while_unregistering),
 	{}
