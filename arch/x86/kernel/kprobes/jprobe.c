@@ -17,6 +17,7 @@
 #include <linux/percpu.h>
 #include <linux/string.h>
 #include <asm/processor.h>
+#include <asm/stacktrace.h>
 
 /* One jprobe handler in flight per CPU: nested hits are missed. */
 struct jprobe_state {
@@ -39,6 +40,23 @@ extern const u8 jprobe_return_trap[];
  */
 EXPORT_SYMBOL_GPL(jprobe_return);
 
+/*
+ * How much of the stack above @sp to keep: MAX_STACK_SIZE bytes, but never
+ * past the top of the stack @sp is on.  That is not always the task's
+ * stack: functions called through call_on_irqstack() (__do_softirq(), the
+ * __sysvec_*() handlers) start a few words below the top of the IRQ stack,
+ * and a guard page follows it.
+ */
+static unsigned int __kprobes stack_room(unsigned long sp)
+{
+	struct stack_info info;
+
+	if (!get_stack_info_noinstr((unsigned long *)sp, current, &info))
+		return 0;
+	return min_t(unsigned long, MAX_STACK_SIZE,
+		     (unsigned long)info.end - sp);
+}
+
 /**
  * jprobe_setjmp() - the pre_handler of every jprobe
  * @p: the jprobe's kprobe
@@ -50,11 +68,10 @@ int __kprobes jprobe_setjmp(struct kprobe *p, struct pt_regs *regs)
 {
 	struct jprobe *jp = container_of(p, struct jprobe, kp);
 	struct jprobe_state *js = this_cpu_ptr(&jprobe_state);
-	unsigned long top = current_top_of_stack();
 
 	js->regs = *regs;
 	js->site = kprobe_site_lookup(p->addr);
-	js->stack_len = min_t(unsigned long, MAX_STACK_SIZE, top - regs->sp);
+	js->stack_len = stack_room(regs->sp);
 	memcpy(js->stack, (void *)regs->sp, js->stack_len);
 	__this_cpu_write(jprobe_entry_sp, regs->sp);
 

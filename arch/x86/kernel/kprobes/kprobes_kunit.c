@@ -492,6 +492,37 @@ static void fault_in_copy_while_unregistering(struct kunit *test)
 }
 
 /*
+ * A jprobe on a function entered on the IRQ stack, a few words below its
+ * top: the stack saved for the handler must end at that top, not run into
+ * the guard page behind it.  The timer interrupt's handler is called
+ * through call_on_irqstack().
+ */
+static atomic_t irq_jhits;
+
+static void irq_jentry(struct pt_regs *regs)
+{
+	atomic_inc(&irq_jhits);
+	jprobe_return();
+}
+
+static void jprobe_on_irq_stack(struct kunit *test)
+{
+	struct jprobe jp = {
+		.kp.symbol_name = "__sysvec_apic_timer_interrupt",
+		.entry = irq_jentry,
+	};
+	int i;
+
+	atomic_set(&irq_jhits, 0);
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	for (i = 0; i < 100 && atomic_read(&irq_jhits) < 10; i++)
+		msleep(20);
+	unregister_jprobe(&jp);
+	KUNIT_EXPECT_GE(test, atomic_read(&irq_jhits), 10);
+	kunit_info(test, "%d timer interrupts seen\n", atomic_read(&irq_jhits));
+}
+
+/*
  * Cross-CPU: another CPU runs the probed functions without pause while this
  * one registers and unregisters probes on them.  Every result must stay
  * right, and once unregister_kprobe() has returned no handler of the probe
@@ -587,6 +618,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(disabled_leaves_text),
 	KUNIT_CASE(fault_in_copy),
 	KUNIT_CASE(fault_mended_in_copy),
+	KUNIT_CASE(jprobe_on_irq_stack),
 	KUNIT_CASE_SLOW(cross_cpu_arm_disarm),
 	KUNIT_CASE_SLOW(fault_in_copy_while_unregistering),
 	{}
