@@ -10,6 +10,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ptrace.h>
+#include <linux/sched.h>
 
 /* The probed functions: global and noinline, so that their names stay. */
 long kpr_square(long x);
@@ -422,6 +423,44 @@ static void partial_unregister_clears_bad_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen.kpre, 0);
 }
 
+/*
+ * kprobe_flush_task() runs from an RCU callback in softirq, so it can
+ * interrupt a handler that runs with interrupts on, such as a kretprobe's.
+ * The handler must find itself still the CPU's current probe afterwards,
+ * or a probe it hits next would run its handlers reentrantly.
+ */
+static struct task_struct *flush_victim;
+static bool flush_kept_current;
+
+static int flush_from_handler(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	struct kprobe *self = kprobe_running();
+
+	kprobe_flush_task(flush_victim);	/* as the softirq would */
+	flush_kept_current = self && kprobe_running() == self;
+	seen.returns++;
+	return 0;
+}
+
+static void flush_keeps_current_probe(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_square",
+		.handler = flush_from_handler,
+	};
+
+	flush_victim = kunit_kzalloc(test, sizeof(*flush_victim), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, flush_victim);
+	init_llist_head(&flush_victim->kretprobe_instances);
+	flush_kept_current = false;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, seen.returns, 1);
+	KUNIT_EXPECT_TRUE(test, flush_kept_current);
+}
+
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
@@ -435,6 +474,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(jprobe_and_kprobe_share_entry),
 	KUNIT_CASE(batch_failure_rolls_back),
 	KUNIT_CASE(partial_unregister_clears_bad_entry),
+	KUNIT_CASE(flush_keeps_current_probe),
 	{}
 };
 

@@ -205,14 +205,26 @@ void kprobe_flush_task(struct task_struct *tk)
 {
 	struct llist_node *node = __llist_del_all(&tk->kretprobe_instances);
 	struct kretprobe_instance *ri;
+	bool outer;
 
-	kprobe_busy_begin();
+	/*
+	 * This runs from an RCU callback, in softirq, so it may interrupt a
+	 * handler that runs with interrupts on (a detour's, a post copy's, a
+	 * kretprobe's).  That handler's current_kprobe already makes probes
+	 * hit here count as missed, and must still be there afterwards.
+	 */
+	preempt_disable();
+	outer = kprobe_running();
+	if (!outer)
+		kprobe_busy_begin();
 	while (node) {
 		ri = container_of(node, struct kretprobe_instance, llist);
 		node = node->next;
 		recycle_instance(ri);
 	}
-	kprobe_busy_end();
+	if (!outer)
+		kprobe_busy_end();
+	preempt_enable();
 }
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
