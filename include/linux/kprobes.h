@@ -99,6 +99,7 @@ struct kprobe {
 #define KPROBE_FLAG_OPTIMIZED		4	/* reached through a jump */
 #define KPROBE_FLAG_FTRACE		8	/* reached through ftrace */
 #define KPROBE_FLAG_ON_FUNC_ENTRY	16	/* at a function's entry */
+#define KPROBE_FLAG_JPROBE		32	/* a jprobe's kprobe (ours) */
 
 static inline bool kprobe_gone(struct kprobe *p)
 {

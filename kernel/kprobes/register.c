@@ -191,6 +191,8 @@ static int __register_kprobe(struct kprobe *p)
 	p->flags &= KPROBE_FLAG_DISABLED;
 	if (on_func_entry)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	if (p->pre_handler == jprobe_setjmp)
+		p->flags |= KPROBE_FLAG_JPROBE;	/* for the detour's one test */
 	p->nmissed = 0;
 	p->opcode = site->opcode;
 	list_add_tail_rcu(&p->list, &site->probes);

@@ -149,8 +149,9 @@ static bool __kprobes emulated(struct kprobe_site *site)
  * alone returns into what may be a jmp's rel32.  Such a site always has a
  * detour.
  *
- * The acquire pairs with the release in arch_kprobe_drop_jump(): who sees
- * the jmp gone also sees the ->stepped and ->posted written before it.
+ * The acquire pairs with the release in arch_kprobe_drop_jump(), which
+ * follows the last text sync of the undoing: who sees the jmp gone may
+ * return into the original bytes.
  */
 static bool __kprobes text_in_flux(struct kprobe_site *site)
 {
@@ -247,19 +248,25 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
  * else the boost copy of the one instruction (opt.c).  The flags are
  * kprobe_mutex's to write; a stale read of ->stepped or ->posted only
  * picks another copy that is still there (slots outlive an RCU Tasks
- * grace period), and text_in_flux() comes first, so those flags only take
- * effect once the original bytes are back.
+ * grace period), and text_in_flux() is asked before any copy of the one
+ * instruction, so those flags only take effect once the original bytes
+ * are back.
  */
 static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site)
 {
+	bool stepped = READ_ONCE(site->stepped);
+	bool posted = READ_ONCE(site->posted);
+
+	/* The usual case first; the region copy is right whatever the text. */
+	if (!(stepped | posted) && READ_ONCE(site->region_clear) &&
+	    site->ainsn.detour)
+		return site->ainsn.region_copy;
 	if (text_in_flux(site))
 		return site->ainsn.region_copy;
-	if (READ_ONCE(site->stepped))
+	if (stepped)
 		return NULL;
-	if (READ_ONCE(site->posted))
+	if (posted)
 		return site->ainsn.post;
-	if (READ_ONCE(site->region_clear) && site->ainsn.detour)
-		return site->ainsn.region_copy;
 	return site->ainsn.boost;
 }
 

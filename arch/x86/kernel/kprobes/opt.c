@@ -572,8 +572,9 @@ __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 		kprobe_site_missed(site);
 	} else {
 		list_for_each_entry_rcu(p, &site->probes, list) {
-			if (kprobe_disabled(p) || !p->pre_handler ||
-			    p->pre_handler == jprobe_setjmp)
+			/* One test, as kprobe_disabled()'s, skips jprobes too. */
+			if ((p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE |
+					 KPROBE_FLAG_JPROBE)) || !p->pre_handler)
 				continue;
 			__this_cpu_write(current_kprobe, p);
 			p->pre_handler(p, regs);
