@@ -4,8 +4,9 @@
  *
  * A module's probes turn GONE when its text goes away: all of it when the
  * module is unloaded (or its init fails), its init text once the module is
- * live.  A gone site is never written to again (its text is about to be
- * freed, and the addresses may come back with another module), and it
+ * live; init text still gets its original bytes back first, since code
+ * may still run there.  A gone site is never written to again (its text is
+ * about to be freed, and the addresses may come back with another module), and it
  * leaves the address hash so that a new probe there gets a new site; it
  * stays on kprobe_sites until its probes are unregistered.
  */
@@ -79,6 +80,32 @@ void kprobe_module_blacklist_show(struct seq_file *m, bool show_addr)
 	mutex_unlock(&kprobe_mutex);
 }
 
+/*
+ * The module is live, its init text will be freed: but async work that
+ * its init started may still run that text (do_init_module() waits for
+ * it only after the LIVE notifiers).  A gone site leaves the address
+ * hash, and an int3 that no site owns is not ours to handle, so put the
+ * original bytes back (undoing any jump first) before the sites turn
+ * gone.  The text is still there: it is freed after the notifiers.
+ * Context: kprobe_mutex held.
+ */
+static void restore_init_text(struct module *mod)
+{
+	struct kprobe_site *site;
+	bool any = false;
+
+	list_for_each_entry(site, &kprobe_sites, all) {
+		if (site->gone ||
+		    !within_module_init((unsigned long)site->addr, mod))
+			continue;
+		kprobe_site_set_armed(site, false);
+		kprobe_site_update_opt(site);
+		any = true;
+	}
+	if (any)
+		kprobe_sync_text();
+}
+
 static int kprobes_module_callback(struct notifier_block *nb,
 				   unsigned long val, void *data)
 {
@@ -99,6 +126,8 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	mutex_lock(&kprobe_mutex);
 	if (going)
 		forget_forbidden_text(mod);
+	else
+		restore_init_text(mod);
 	list_for_each_entry(site, &kprobe_sites, all) {
 		addr = (unsigned long)site->addr;
 		if (site->gone)

@@ -4,14 +4,15 @@
 # Probes in a module: by symbol name, listed with the module's name, GONE
 # once the module is unloaded, still unregistrable, and the module loads
 # again afterwards.  A probe on a module's __init code fires while that code
-# is there and turns GONE when the load completes and frees it.  A module's
+# is there and turns GONE when the load completes and frees it, with its
+# original bytes back for async init work still running.  A module's
 # noinstr text is refused and listed in the blacklist, and so is its __init
 # text once the module is live.
 
 . "$(dirname "$0")/functions.sh"
 
 ktap_print_header
-ktap_set_plan 18
+ktap_set_plan 20
 
 clear_log
 check "insmod kprobes_target" insmod "$MODDIR/kprobes_target.ko"
@@ -35,6 +36,10 @@ check "a module probes its own __init code" \
 check "the __init probe fired" \
 	test "$(cat /sys/kernel/debug/kprobes_target/init_hits)" = 1
 check "the freed __init probe is GONE" test "$(gone_lines)" = 1
+check "__init code run by async work after the probe went GONE runs right" \
+	test "$(cat /sys/kernel/debug/kprobes_target/late_result)" = 9
+check "the GONE __init probe did not fire there" \
+	test "$(cat /sys/kernel/debug/kprobes_target/init_hits)" = 1
 check "the module with a gone __init probe unloads" rmmod kprobes_target
 check "no probe is left" test "$(wc -l < $DEBUGFS/list)" = 0
 

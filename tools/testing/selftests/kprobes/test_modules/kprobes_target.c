@@ -6,7 +6,10 @@
  * With init_probe=1 the module also probes a function of its own __init
  * code from its init, calls it, and shows the hits in .../init_hits: the
  * probe must fire while the code is there and turn [GONE] when the kernel
- * frees it at the end of the load.  The exit unregisters it.
+ * frees it at the end of the load.  The exit unregisters it.  Its init
+ * also leaves async work that calls the function again once the module is
+ * live (and the probe gone), before the kernel frees the code; its result
+ * is in .../late_result.
  *
  * With probe_sym=NAME the module keeps a probe with only a pre_handler on
  * that kernel function while it is loaded: one that may be optimized.
@@ -16,6 +19,8 @@
  * init), and its own __init function once the module is live (from a
  * module notifier called after the kernel's, while that text still exists).
  */
+#include <linux/async.h>
+#include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -88,6 +93,16 @@ noinstr int kprobes_target_noinstr(int x)
 }
 
 static int noinstr_ret = 1, live_init_ret = 1;
+static unsigned long init_work_addr;	/* set by the init */
+static u32 late_result;
+static DECLARE_COMPLETION(live_seen);
+
+/* Async work of the init: __init code that runs after the LIVE notifiers. */
+static void __init late_init_call(void *data, async_cookie_t cookie)
+{
+	wait_for_completion(&live_seen);
+	late_result = kprobes_target_init_work(2);
+}
 
 static int refusals_show(struct seq_file *m, void *unused)
 {
@@ -96,10 +111,11 @@ static int refusals_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(refusals);
 
-/* Try a probe at @sym; on a (wrong) success take it away at once. */
-static int try_probe(const char *sym)
+/* Try a probe at @sym or @addr; on a (wrong) success take it away at once. */
+static int try_probe(const char *sym, unsigned long addr)
 {
-	struct kprobe kp = { .symbol_name = sym, .pre_handler = init_pre };
+	struct kprobe kp = { .symbol_name = sym, .addr = (void *)addr,
+			     .pre_handler = init_pre };
 	int ret = register_kprobe(&kp);
 
 	if (!ret)
@@ -110,8 +126,12 @@ static int try_probe(const char *sym)
 static int live_notify(struct notifier_block *nb, unsigned long state,
 		       void *data)
 {
-	if (data == THIS_MODULE && state == MODULE_STATE_LIVE)
-		live_init_ret = try_probe("kprobes_target_init_work");
+	if (data != THIS_MODULE || state != MODULE_STATE_LIVE)
+		return NOTIFY_DONE;
+	/* By address: no failed lookup can pass for the refusal. */
+	if (refusals)
+		live_init_ret = try_probe(NULL, init_work_addr);
+	complete(&live_seen);
 	return NOTIFY_DONE;
 }
 
@@ -139,14 +159,20 @@ static int __init kprobes_target_init(void)
 		if (ret)
 			return ret;
 	}
+	init_work_addr = (unsigned long)kprobes_target_init_work;
 	if (refusals) {
-		noinstr_ret = try_probe("kprobes_target_noinstr");
+		noinstr_ret = try_probe("kprobes_target_noinstr", 0);
 		/* Keep the function: nothing else calls it. */
 		if (kprobes_target_noinstr(0) != 0x5a)
 			return -EIO;
+	}
+	if (refusals || init_probe) {
 		ret = register_module_notifier(&live_nb);
-		if (ret)
+		if (ret) {
+			if (init_probe)
+				unregister_kprobe(&init_kp);
 			return ret;
+		}
 	}
 	if (probe_sym) {
 		sym_kp.symbol_name = probe_sym;
@@ -154,7 +180,7 @@ static int __init kprobes_target_init(void)
 		if (ret) {
 			if (init_probe)
 				unregister_kprobe(&init_kp);
-			if (refusals)
+			if (refusals || init_probe)
 				unregister_module_notifier(&live_nb);
 			return ret;
 		}
@@ -163,13 +189,17 @@ static int __init kprobes_target_init(void)
 	debugfs_create_file("call", 0400, dir, NULL, &call_fops);
 	debugfs_create_u32("init_hits", 0400, dir, &init_hits);
 	debugfs_create_file("refusals", 0400, dir, NULL, &refusals_fops);
+	debugfs_create_u32("late_result", 0400, dir, &late_result);
+	/* Last: nothing may fail after this, or the work would wait forever. */
+	if (init_probe)
+		async_schedule(late_init_call, NULL);
 	return 0;
 }
 
 static void __exit kprobes_target_exit(void)
 {
 	debugfs_remove_recursive(dir);
-	if (refusals)
+	if (refusals || init_probe)
 		unregister_module_notifier(&live_nb);
 	if (init_probe)
 		unregister_kprobe(&init_kp);
