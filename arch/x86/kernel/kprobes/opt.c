@@ -445,7 +445,7 @@ void arch_optimize_sites(struct list_head *sites)
 		put_jmp(jmp, (unsigned long)site->addr,
 			(unsigned long)site->ainsn.detour);
 		text_poke_queue(site->addr, jmp, JMP32_INSN_SIZE, NULL);
-		site->jumped = true;
+		WRITE_ONCE(site->jumped, true);	/* read by text_in_flux() */
 		kprobe_nr_jumped++;
 		list_del_init(&site->opt_list);
 	}
