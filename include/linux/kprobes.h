@@ -206,6 +206,7 @@ struct kprobe_site {
 	/* Jump optimization (optimizer.c), kprobe_mutex. */
 	u8			opt;		/* enum kprobe_opt_state */
 	bool			jumped;		/* a jmp stands in the text */
+	bool			in_flux;	/* opt != NONE || jumped, for int3.c */
 	bool			stepped;	/* a probe needs the step path */
 	bool			posted;		/* a probe has a post_handler */
 	bool			region_clear;	/* no other site in the region */
@@ -215,6 +216,17 @@ struct kprobe_site {
 	bool			gone;		/* the text itself is gone */
 	struct list_head	all;		/* kprobe_sites, kprobe_mutex */
 };
+
+/*
+ * ->in_flux follows ->opt and ->jumped, which kprobe_mutex guards, for the
+ * one lockless read of the int3 path (text_in_flux()); the release pairs
+ * with its acquire.  Call after changing either.
+ */
+static inline void kprobe_site_update_flux(struct kprobe_site *site)
+{
+	smp_store_release(&site->in_flux,
+			  site->opt != KPROBE_OPT_NONE || site->jumped);
+}
 
 DECLARE_PER_CPU(struct kprobe *, current_kprobe);
 

@@ -58,7 +58,8 @@ static void site_set_opt(struct kprobe_site *site, u8 state)
 {
 	struct kprobe *p;
 
-	WRITE_ONCE(site->opt, state);	/* read by text_in_flux() */
+	site->opt = state;
+	kprobe_site_update_flux(site);
 	list_for_each_entry(p, &site->probes, list) {
 		if (state == KPROBE_OPT_DONE)
 			p->flags |= KPROBE_FLAG_OPTIMIZED;

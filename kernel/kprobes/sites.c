@@ -164,9 +164,8 @@ bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
 					struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-	struct kprobe *p;
-
-	struct kprobe *jprobe = NULL;
+	struct kprobe *p, *jprobe = NULL;
+	struct list_head *first;
 
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	list_for_each_entry_rcu(p, &site->probes, list) {
@@ -192,9 +191,9 @@ bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
 	 * back to the original instruction (the fault hooks look only when
 	 * kprobe_running()).
 	 */
-	__this_cpu_write(current_kprobe,
-			 list_first_or_null_rcu(&site->probes, struct kprobe,
-						list) ?: &kprobe_busy);
+	first = READ_ONCE(site->probes.next);
+	__this_cpu_write(current_kprobe, first != &site->probes ?
+			 list_entry(first, struct kprobe, list) : &kprobe_busy);
 	return false;
 }
 

@@ -143,20 +143,20 @@ static bool __kprobes emulated(struct kprobe_site *site)
  * is the case from the moment a site is queued for a jump (its jmp goes in
  * after an RCU Tasks grace period that starts later) until its jmp is
  * undone and the original bytes are back (->jumped cleared by
- * arch_kprobe_drop_jump() after the last text sync).  Meanwhile the only
+ * arch_kprobe_drop_jump() after the last text sync); ->in_flux says
+ * either in one byte.  Meanwhile the only
  * safe way out of the int3 path is the detour's copy of the whole region,
  * which returns behind the region; every copy of the first instruction
  * alone returns into what may be a jmp's rel32.  Such a site always has a
  * detour.
  *
- * The acquire pairs with the release in arch_kprobe_drop_jump(), which
- * follows the last text sync of the undoing: who sees the jmp gone may
- * return into the original bytes.
+ * The acquire pairs with the release of kprobe_site_update_flux() in
+ * arch_kprobe_drop_jump(), which follows the last text sync of the
+ * undoing: who sees the jmp gone may return into the original bytes.
  */
 static bool __kprobes text_in_flux(struct kprobe_site *site)
 {
-	return READ_ONCE(site->opt) != KPROBE_OPT_NONE ||
-	       smp_load_acquire(&site->jumped);
+	return smp_load_acquire(&site->in_flux);
 }
 
 /* Leave through the region copy; see text_in_flux(). */

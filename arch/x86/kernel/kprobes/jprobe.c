@@ -49,8 +49,12 @@ EXPORT_SYMBOL_GPL(jprobe_return);
  */
 static unsigned int __kprobes stack_room(unsigned long sp)
 {
+	unsigned long top = current_top_of_stack();
 	struct stack_info info;
 
+	/* The usual case, the task's stack, without the full lookup. */
+	if (top - sp < THREAD_SIZE)
+		return min_t(unsigned long, MAX_STACK_SIZE, top - sp);
 	if (!get_stack_info_noinstr((unsigned long *)sp, current, &info))
 		return 0;
 	return min_t(unsigned long, MAX_STACK_SIZE,

@@ -445,7 +445,8 @@ void arch_optimize_sites(struct list_head *sites)
 		put_jmp(jmp, (unsigned long)site->addr,
 			(unsigned long)site->ainsn.detour);
 		text_poke_queue(site->addr, jmp, JMP32_INSN_SIZE, NULL);
-		WRITE_ONCE(site->jumped, true);	/* read by text_in_flux() */
+		site->jumped = true;
+		kprobe_site_update_flux(site);
 		kprobe_nr_jumped++;
 		list_del_init(&site->opt_list);
 	}
@@ -528,14 +529,15 @@ void arch_unoptimize_sites(struct list_head *sites)
 }
 
 /*
- * The jmp is no longer in the text (or the text is gone).  The release
- * pairs with the acquire of text_in_flux() (int3.c): a CPU that sees the
- * jmp gone sees the flags written before it under kprobe_mutex.
+ * The jmp is no longer in the text (or the text is gone): called after the
+ * last text sync of the undoing, so that a CPU that sees ->in_flux clear
+ * may return into the original bytes.
  */
 void arch_kprobe_drop_jump(struct kprobe_site *site)
 {
 	if (site->jumped) {
-		smp_store_release(&site->jumped, false);
+		site->jumped = false;
+		kprobe_site_update_flux(site);
 		kprobe_nr_jumped--;
 	}
 }
