@@ -47,18 +47,24 @@ EXPORT_SYMBOL_GPL(jprobe_return);
  * __sysvec_*() handlers) start a few words below the top of the IRQ stack,
  * and a guard page follows it.
  */
-static unsigned int __kprobes stack_room(unsigned long sp)
+static noinline unsigned int __kprobes stack_room_elsewhere(unsigned long sp)
 {
-	unsigned long top = current_top_of_stack();
 	struct stack_info info;
 
-	/* The usual case, the task's stack, without the full lookup. */
-	if (top - sp < THREAD_SIZE)
-		return min_t(unsigned long, MAX_STACK_SIZE, top - sp);
 	if (!get_stack_info_noinstr((unsigned long *)sp, current, &info))
 		return 0;
 	return min_t(unsigned long, MAX_STACK_SIZE,
 		     (unsigned long)info.end - sp);
+}
+
+/* The usual case, the task's stack, without the full lookup (or its frame). */
+static __always_inline unsigned int stack_room(unsigned long sp)
+{
+	unsigned long top = current_top_of_stack();
+
+	if (top - sp < THREAD_SIZE)
+		return min_t(unsigned long, MAX_STACK_SIZE, top - sp);
+	return stack_room_elsewhere(sp);
 }
 
 /**
