@@ -468,11 +468,7 @@ static void fault_in_copy_while_unregistering(struct kunit *test)
 	atomic_set(&fload_wrong, 0);
 	atomic_set(&fload_hits, 0);
 
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	hammer = kthread_create(fault_load_hammer, NULL, "kprobes-fault-hammer");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(hammer));
-	kthread_bind(hammer, cpu);
-	wake_up_process(hammer);
+	hammer = kpt_start_hammer(test, fault_load_hammer, "kprobes-fault-hammer", &cpu);
 
 	for (round = 0; round < 300; round++) {
 		memset(&kp, 0, sizeof(kp));
@@ -569,11 +565,7 @@ static void cross_cpu_arm_disarm(struct kunit *test)
 	atomic_set(&stress_wrong, 0);
 	atomic_set(&stress_hits, 0);
 
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	hammer = kthread_create(stress_hammer, NULL, "kprobes-hammer");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(hammer));
-	kthread_bind(hammer, cpu);
-	wake_up_process(hammer);
+	hammer = kpt_start_hammer(test, stress_hammer, "kprobes-hammer", &cpu);
 
 	for (round = 0; round < 100; round++) {
 		i = round % ARRAY_SIZE(points);

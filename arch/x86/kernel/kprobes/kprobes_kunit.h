@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The functions of kprobes_kunit_targets.S, for the KUnit suite.
+ * The functions of kprobes_kunit_targets.S, for the KUnit suite, and what
+ * the x86 KUnit suites share.
  */
 #ifndef _X86_KPROBES_KUNIT_H
 #define _X86_KPROBES_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/kthread.h>
 
 /* The targets; see kprobes_kunit_targets.S. */
 extern long kpt_data;
@@ -31,5 +35,23 @@ enum {
 extern const struct kpt_point {
 	unsigned long fn, offset;
 } kpt_points[];
+
+/*
+ * Start @fn as a kthread on a CPU other than this one, for the cross-CPU
+ * cases; *@cpu gets that CPU.  The case fails if the thread cannot start.
+ */
+static inline struct task_struct *kpt_start_hammer(struct kunit *test,
+						   int (*fn)(void *),
+						   const char *name, int *cpu)
+{
+	struct task_struct *t;
+
+	*cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	t = kthread_create(fn, NULL, "%s", name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, *cpu);
+	wake_up_process(t);
+	return t;
+}
 
 #endif /* _X86_KPROBES_KUNIT_H */

@@ -16,6 +16,8 @@
 #include <linux/ptrace.h>
 #include <asm/text-patching.h>
 
+#include "kprobes_kunit.h"
+
 long kpo_data;
 long kpo_plain(long x);
 long kpo_rip(void);
@@ -327,11 +329,7 @@ static void hits_while_flipping(struct kunit *test)
 	atomic_set(&hammer_calls, 0);
 	atomic_set(&hammer_wrong, 0);
 	atomic_set(&hammer_hits, 0);
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	hammer = kthread_create(opt_hammer, NULL, "kprobes-opt-hammer");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(hammer));
-	kthread_bind(hammer, cpu);
-	wake_up_process(hammer);
+	hammer = kpt_start_hammer(test, opt_hammer, "kprobes-opt-hammer", &cpu);
 
 	KUNIT_ASSERT_EQ(test, register_kprobes(ptrs, 3), 0);
 	for (round = 0; round < 30; round++) {
@@ -444,11 +442,7 @@ static void undo_jump_rounds(struct kunit *test, enum undo_way way)
 	if (way == UNDO_BY_SYSCTL)
 		KUNIT_ASSERT_EQ(test, register_kprobe(&nest), 0);
 
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	hammer = kthread_create(undo_hammer, NULL, "kprobes-undo-hammer");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(hammer));
-	kthread_bind(hammer, cpu);
-	wake_up_process(hammer);
+	hammer = kpt_start_hammer(test, undo_hammer, "kprobes-undo-hammer", &cpu);
 
 	for (round = 0; round < 20; round++) {
 		kprobe_optimizer_flush();
