@@ -15,16 +15,45 @@ src=$BUILD/src
 T=$top/tools/testing/kprobes
 obj=${OBJ:-$BUILD/obj}
 
+# What must report: the static list, every selftest script, and (below,
+# --cases-from) every case of the KUnit suites, read from their sources.
+expect=$obj/check-expected.txt
+{
+	cat "$T/expected.txt"
+	for t in "$top"/tools/testing/selftests/kprobes/test-*.sh; do
+		echo "require $(basename "$t" .sh)"
+	done
+} > "$expect"
+cases=()
+for f in arch/x86/kernel/kprobes/kprobes_kunit.c arch/x86/kernel/kprobes/opt_kunit.c \
+	 kernel/kprobes/kprobes_kunit.c lib/test_kprobes.c; do
+	cases+=(--cases-from "$src/$f")
+done
+
 problems=()
 runs=()
+cpus=${CPUS:-2}
 for mode in ${PREEMPT_MODES:-none full}; do
 	log=$obj/check-$mode.log
+	# Never judge an old console: remove every trace of the last run first.
+	rm -f "$log" "$obj/check-$mode"-*.log "$obj/check-$mode"-*.parsed
 	echo "check: booting the test kernel with preempt=$mode (console in $log)"
 	start=$(date +%s)
-	"$T/run.sh" check "$log" "preempt=$mode" > /dev/null
+	CPUS=$cpus "$T/run.sh" check "$log" "preempt=$mode" > /dev/null
+	rc=$?
 	echo "check: the guest ran for $(( $(date +%s) - start ))s"
+	if [ $rc -ne 0 ]; then
+		problems+=(--problem "preempt=$mode: the boot failed (run.sh exit status $rc)")
+	fi
+	if [ ! -s "$log" ]; then
+		problems+=(--problem "preempt=$mode: no console at all")
+		touch "$log"
+	fi
 	if ! grep -q "Dynamic Preempt: $mode" "$log"; then
 		problems+=(--problem "preempt=$mode: the kernel did not switch to it")
+	fi
+	if ! grep -q "smp: Brought up 1 node, $cpus CPU" "$log"; then
+		problems+=(--problem "preempt=$mode: the guest did not bring up $cpus CPUs")
 	fi
 
 	# The boot-time KUnit document, and the selftests' document after /init.
@@ -42,4 +71,4 @@ for mode in ${PREEMPT_MODES:-none full}; do
 	runs+=("preempt-$mode=$log")
 done
 
-python3 "$T/ktap.py" "${runs[@]}" --expect "$T/expected.txt" "${problems[@]}"
+python3 "$T/ktap.py" "${runs[@]}" --expect "$expect" "${cases[@]}" "${problems[@]}"

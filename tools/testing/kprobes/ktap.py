@@ -2,23 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarise a test console: the KTAP documents in it and any kernel splat.
 
-    ktap.py [LABEL=]<console.log>... [--expect FILE] [--problem TEXT]...
+    ktap.py [LABEL=]<console.log>... [--expect FILE] [--cases-from SRC]...
+            [--problem TEXT]...
 
 Prints one line per leaf test (ok / FAIL / SKIP), the cases listed in the
 expectations file that did not run ("not built"), the splats found, and last
 "N passed, N failed".  Exits non-zero on any failed case, any splat, a
-missing required suite, or a missing end marker.  Several consoles (one per
-boot) are judged one by one, their case names prefixed with LABEL/, and
-the counts add up.
+missing required suite or case, a skip that is not allowed, a test whose
+own result is "not ok" while its subtests passed, a (sub)test document
+whose plan ("1..N") does not match the results it gave, or a missing end
+marker.  Several consoles (one per boot) are judged one by one, their case
+names prefixed with LABEL/, and the counts add up.
 
-The expectations file has lines "require <suite>" (the suite must appear)
-and "optional <suite>/<case>" (reported as not built when absent).  Each
---problem is one more failure found by the caller.
+The expectations file has lines "require <suite>[/<case>]" (it must
+report), "optional <suite>/<case>" (reported as not built when absent) and
+"skip-ok <suite>/<case>" (it may report SKIP; a comment says why).  Every
+--cases-from is a KUnit source file: each case of each suite defined there
+is required, so the list cannot fall behind the suites.  Each --problem is
+one more failure found by the caller.
 """
 import re
 import sys
 
 RESULT = re.compile(r'^(\s*)(ok|not ok) (\d+)(?: -)? ?([^#]*?)\s*(?:#\s*(.*))?$')
+PLAN = re.compile(r'^(\s*)1\.\.(\d+)\s*$')
 PREFIX = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 SPLATS = re.compile(r'BUG:|WARNING:|Oops|Kernel panic|general protection fault|'
                     r'possible circular locking|possible recursive locking|'
@@ -27,7 +34,13 @@ SPLATS = re.compile(r'BUG:|WARNING:|Oops|Kernel panic|general protection fault|'
 END_MARK = 'kptest: done'
 
 
+def is_skip(directive):
+    return directive.upper().startswith('SKIP')
+
+
 def parse(lines):
+    """Return (leaves, parents): (path, status, directive) of each leaf, and
+    of each test that has subtests, with its own result."""
     results = []
     for line in lines:
         m = RESULT.match(line)
@@ -38,7 +51,7 @@ def parse(lines):
     # A result is a parent when the result just before it is deeper: the
     # last line of its own subtree.
     parent = [i > 0 and results[i - 1][0] > r[0] for i, r in enumerate(results)]
-    leaves, stack = [], []
+    leaves, parents, stack = [], [], []
     for i in range(len(results) - 1, -1, -1):
         indent, status, name, directive = results[i]
         while stack and stack[-1][0] >= indent:
@@ -46,23 +59,91 @@ def parse(lines):
         path = '/'.join([s[1] for s in reversed(stack)] + [name])
         if parent[i]:
             stack.append((indent, name))
+            parents.append((path, status, directive))
         else:
             leaves.append((path, status, directive))
     leaves.reverse()
-    return leaves
+    return leaves, parents
 
 
-def judge(path, prefix, expect, problems):
+def plan_mismatches(lines):
+    """Each "1..N" opens a document or subtest at its indent; count the
+    results at that indent until something shallower (its parent's result)
+    or another plan at the same indent closes it."""
+    bad, stack = [], []
+
+    def close(entry, closer):
+        indent, want, got, where = entry
+        if got != want:
+            bad.append(f'{closer or "a document"} planned {want} results and '
+                       f'gave {got} (plan on console line {where})')
+
+    for n, line in enumerate(lines, 1):
+        m = PLAN.match(line)
+        if m:
+            indent = len(m.group(1).expandtabs())
+            while stack and stack[-1][0] >= indent:
+                close(stack.pop(), None)
+            stack.append([indent, int(m.group(2)), 0, n])
+            continue
+        m = RESULT.match(line)
+        if not m:
+            continue
+        indent = len(m.group(1).expandtabs())
+        while stack and stack[-1][0] > indent:
+            close(stack.pop(), m.group(4).strip())
+        if stack and stack[-1][0] == indent:
+            stack[-1][2] += 1
+    while stack:
+        close(stack.pop(), None)
+    return bad
+
+
+def kunit_cases(path):
+    """'suite/case' for every case of every KUnit suite defined in @path."""
+    text = open(path, errors='replace').read()
+    arrays = {}
+    for m in re.finditer(r'struct kunit_case\s+(\w+)\s*\[\s*\]\s*=\s*\{(.*?)\};',
+                         text, re.S):
+        arrays[m.group(1)] = re.findall(r'KUNIT_CASE\w*\(\s*(\w+)', m.group(2))
+    cases = []
+    for m in re.finditer(r'struct kunit_suite\s+\w+\s*=\s*\{(.*?)\};', text, re.S):
+        name = re.search(r'\.name\s*=\s*"([^"]+)"', m.group(1))
+        arr = re.search(r'\.test_cases\s*=\s*(\w+)', m.group(1))
+        if name and arr:
+            cases += [f'{name.group(1)}/{c}' for c in arrays.get(arr.group(1), [])]
+    if not cases:
+        sys.exit(f'ktap.py: no KUnit suite found in {path}')
+    return cases
+
+
+def read_expect(expect, cases_from):
+    """(kind, what) pairs from the expectations file and the KUnit sources."""
+    wants = []
+    if expect:
+        for line in open(expect):
+            words = line.split('#', 1)[0].split()
+            if len(words) == 2:
+                wants.append(tuple(words))
+    for src in cases_from:
+        wants += [('require', c) for c in kunit_cases(src)]
+    return wants
+
+
+def judge(path, prefix, wants, problems):
     """Print the cases of one console; add its problems; return counts."""
     with open(path, errors='replace') as f:
         lines = [PREFIX.sub('', l.rstrip('\r\n')) for l in f]
 
-    leaves = parse(lines)
+    leaves, parents = parse(lines)
+    skip_ok = {w for k, w in wants if k == 'skip-ok'}
     passed = failed = skipped = 0
     for name, status, directive in leaves:
-        if directive.upper().startswith('SKIP'):
+        if is_skip(directive):
             skipped += 1
             print(f'  SKIP  {prefix}{name} # {directive}')
+            if name not in skip_ok:
+                problems.append(f'skipped: {prefix}{name} is not allowed to skip ({directive})')
         elif status == 'ok':
             passed += 1
             print(f'  ok    {prefix}{name}')
@@ -70,18 +151,22 @@ def judge(path, prefix, expect, problems):
             failed += 1
             print(f'  FAIL  {prefix}{name}')
 
+    # A test's own "not ok" counts even when each of its subtests passed.
+    for name, status, directive in parents:
+        below = [st for p, st, d in leaves
+                 if p.startswith(name + '/') and st != 'ok' and not is_skip(d)]
+        if status != 'ok' and not is_skip(directive) and not below:
+            problems.append(f'failed: {prefix}{name} reported "not ok" itself')
+    for text in plan_mismatches(lines):
+        problems.append(f'plan: {prefix}{text}')
+
     seen = {p for p, _, _ in leaves}
     suites = {p.split('/')[0] for p in seen} | {'/'.join(p.split('/')[:2]) for p in seen}
-    if expect:
-        for line in open(expect):
-            words = line.split()
-            if len(words) != 2 or words[0].startswith('#'):
-                continue
-            kind, want = words
-            if kind == 'require' and want not in suites:
-                problems.append(f'missing: {prefix}{want} did not report')
-            elif kind == 'optional' and want not in seen:
-                print(f'  n/a   {prefix}{want} # not built in this configuration')
+    for kind, want in wants:
+        if kind == 'require' and want not in suites:
+            problems.append(f'missing: {prefix}{want} did not report')
+        elif kind == 'optional' and want not in seen:
+            print(f'  n/a   {prefix}{want} # not built in this configuration')
     for line in lines:
         if SPLATS.search(line):
             problems.append(f'splat: {prefix}{line.strip()}')
@@ -96,23 +181,30 @@ def judge(path, prefix, expect, problems):
 def main():
     args = sys.argv[1:]
     expect = None
-    problems = []
+    problems, cases_from = [], []
     if '--expect' in args:
         i = args.index('--expect')
         expect = args[i + 1]
+        del args[i:i + 2]
+    while '--cases-from' in args:
+        i = args.index('--cases-from')
+        cases_from.append(args[i + 1])
         del args[i:i + 2]
     while '--problem' in args:
         i = args.index('--problem')
         problems.append(args[i + 1])
         del args[i:i + 2]
+    wants = read_expect(expect, cases_from)
     passed = failed = skipped = 0
     for arg in args:
         label, path = arg.split('=', 1) if '=' in arg else ('', arg)
-        p, f, k = judge(path, label + '/' if label else '', expect, problems)
+        p, f, k = judge(path, label + '/' if label else '', wants, problems)
         passed, failed, skipped = passed + p, failed + f, skipped + k
 
-    for p in problems[:20]:
+    for p in problems[:40]:
         print(p)
+    if len(problems) > 40:
+        print(f'... and {len(problems) - 40} more problems')
     if skipped:
         print(f'{skipped} skipped')
     failed += len(problems)

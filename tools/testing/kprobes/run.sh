@@ -6,6 +6,7 @@
 # The console goes to stdout (and to the log file when given).
 #   QEMU_EXTRA  more QEMU options (make bench adds -icount)
 #   TIMEOUT     seconds before the machine is stopped (default 900)
+#   CPUS        vCPUs (default 2)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -18,10 +19,10 @@ shift $(( $# > 1 ? 2 : 1 ))
 initrd=$obj/initramfs.cpio
 "$top/tools/testing/kprobes/mkinitramfs.sh" "$initrd"
 
-cmd=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024
+cmd=(qemu-system-x86_64 -accel tcg -cpu max -smp "${CPUS:-2}" -m 1024
      -nographic -no-reboot -kernel "$obj/arch/x86/boot/bzImage"
      -initrd "$initrd"
-     -append "console=ttyS0 panic=-1 kptest=$mode $*"
+     -append "console=ttyS0 panic=-1 watchdog_thresh=5 kptest=$mode $*"
      ${QEMU_EXTRA:-})
 
 if [ "$mode" = shell ]; then
