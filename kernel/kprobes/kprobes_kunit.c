@@ -215,6 +215,7 @@ static void task_exit_returns_instance(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.symbol_name = "kpr_exit_inside",
+		.entry_handler = keep_arg,
 		.handler = note_return,
 		.data_size = sizeof(long),
 		.maxactive = 1,
@@ -223,9 +224,13 @@ static void task_exit_returns_instance(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(exiter_fn, NULL, "kpr-exiter")));
+	/* The exiting thread took the only instance (its entry ran). */
+	for (tries = 0; tries < 100 && !READ_ONCE(seen.entries); tries++)
+		msleep(10);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(seen.entries), 1);
 	/*
-	 * The only instance left with the dead thread.  It comes back when
-	 * the task is freed; until then a call is missed.
+	 * The instance left with the dead thread.  It comes back when the
+	 * task is freed; until then a call is missed.
 	 */
 	for (tries = 0; tries < 100; tries++) {
 		msleep(20);
@@ -237,21 +242,35 @@ static void task_exit_returns_instance(struct kunit *test)
 	KUNIT_EXPECT_LT(test, tries, 100);
 	KUNIT_EXPECT_EQ(test, seen.returns, 1);
 	KUNIT_EXPECT_EQ(test, seen.ret[0], 7L);
+	KUNIT_EXPECT_EQ(test, seen.entries, 2);	/* the exiter's, then ours */
 	unregister_kretprobe(&rp);
+}
+
+static DECLARE_COMPLETION(sleepy_entered);
+
+static int note_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	seen.entries++;
+	complete(&sleepy_entered);
+	return 0;
 }
 
 static void unregister_with_calls_in_flight(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.symbol_name = "kpr_sleepy",
+		.entry_handler = note_entry,
 		.handler = note_return,
 		.data_size = sizeof(long),
 	};
 	struct sleeper s;
 
+	reinit_completion(&sleepy_entered);
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	start_sleeper(test, &s, 300);
-	msleep(100);		/* the call is in flight */
+	/* The call is in flight: it took an instance and has not returned. */
+	wait_for_completion(&sleepy_entered);
+	KUNIT_EXPECT_FALSE(test, completion_done(&s.done));
 	unregister_kretprobe(&rp);
 	wait_for_completion(&s.done);
 	KUNIT_EXPECT_EQ(test, s.ret, 301L);
@@ -315,6 +334,17 @@ static void kretprobe_refusals(struct kunit *test)
 	rp.kp.offset = 0;
 	rp.data_size = KRETPROBE_MAX_DATA_SIZE + 1;
 	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
+	rp.data_size = 0;
+	rp.maxactive = -1;
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
+	rp.maxactive = 0;
+	/* Functions that do not return on their own stack. */
+	rp.kp.symbol_name = "do_exit";
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
+	rp.kp.symbol_name = "__switch_to";
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
+	KUNIT_EXPECT_NULL(test, get_kprobe(kprobe_lookup_name("do_exit", 0) +
+					   ENDBR_INSN_SIZE));
 	KUNIT_EXPECT_NULL(test, get_kprobe(kprobe_lookup_name("kpr_square", 0) +
 					   ENDBR_INSN_SIZE));
 }
@@ -461,6 +491,123 @@ static void flush_keeps_current_probe(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, flush_kept_current);
 }
 
+/* maxactive 0 picks the documented default, max(16, 4 * possible CPUs). */
+static void maxactive_default(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_square",
+		.handler = note_return,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, rp.maxactive,
+			max_t(int, 16, 4 * num_possible_cpus()));
+	unregister_kretprobe(&rp);
+}
+
+static long j_square(long x)
+{
+	seen.jargs[0] = x;
+	seen.jcalls++;
+	jprobe_return();
+	return 0;
+}
+
+/* Batches of jprobes, and enabling and disabling one of them. */
+static void jprobe_batch_enable_disable(struct kunit *test)
+{
+	struct jprobe a = { .kp.symbol_name = "kpr_eight", .entry = j_eight };
+	struct jprobe b = { .kp.symbol_name = "kpr_square", .entry = j_square };
+	struct jprobe *jps[] = { &a, &b };
+
+	KUNIT_ASSERT_EQ(test, register_jprobes(jps, 2), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(4), 16L);
+	KUNIT_EXPECT_EQ(test, kpr_eight(1, 1, 1, 1, 1, 1, 1, 1), 8L);
+	KUNIT_EXPECT_EQ(test, seen.jcalls, 2);
+	KUNIT_EXPECT_EQ(test, disable_jprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(5), 25L);
+	KUNIT_EXPECT_EQ(test, seen.jcalls, 2);
+	KUNIT_EXPECT_EQ(test, enable_jprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(6), 36L);
+	KUNIT_EXPECT_EQ(test, seen.jcalls, 3);
+	KUNIT_EXPECT_EQ(test, seen.jargs[0], 6L);
+	unregister_jprobes(jps, 2);
+	KUNIT_EXPECT_EQ(test, kpr_square(7), 49L);
+	KUNIT_EXPECT_EQ(test, seen.jcalls, 3);
+	KUNIT_EXPECT_EQ(test, disable_jprobe(&b), -EINVAL);
+}
+
+/* A batch of nothing, or of a negative count, is refused and changes nothing. */
+static void batches_of_no_probes(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpr_square", .pre_handler = count_kpre };
+	struct kretprobe rp = { .kp.symbol_name = "kpr_square", .handler = note_return };
+	struct jprobe jp = { .kp.symbol_name = "kpr_square", .entry = j_square };
+	struct kprobe *kps[] = { &kp };
+	struct kretprobe *rps[] = { &rp };
+	struct jprobe *jps[] = { &jp };
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_jprobes(jps, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_jprobes(jps, -1), -EINVAL);
+	unregister_kprobes(kps, 0);
+	unregister_kretprobes(rps, -1);
+	unregister_jprobes(jps, 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.kpre + seen.returns + seen.jcalls, 0);
+	KUNIT_EXPECT_NULL(test, kp.addr);
+}
+
+/*
+ * Several probes at one address run in registration order, pre_handlers
+ * and post_handlers alike, and each runs as kprobe_running().
+ */
+static struct kprobe *order_probes[2];
+static int order_log[8], order_n;
+static bool order_running_ok;
+
+static int order_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	order_log[order_n++] = p == order_probes[0] ? 1 : 2;
+	order_running_ok &= kprobe_running() == p;
+	return 0;
+}
+
+static void order_post(struct kprobe *p, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	order_log[order_n++] = p == order_probes[0] ? 11 : 12;
+	order_running_ok &= kprobe_running() == p;
+}
+
+static void handler_order_and_running(struct kunit *test)
+{
+	struct kprobe a = { .symbol_name = "kpr_square", .pre_handler = order_pre,
+			    .post_handler = order_post };
+	struct kprobe b = a;
+	static const int want[] = { 1, 2, 11, 12 };
+	int i;
+
+	order_probes[0] = &a;
+	order_probes[1] = &b;
+	order_n = 0;
+	order_running_ok = true;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	KUNIT_EXPECT_EQ(test, kpr_square(2), 4L);
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	unregister_kprobe(&b);
+	unregister_kprobe(&a);
+	KUNIT_ASSERT_EQ(test, order_n, 4);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, order_log[i], want[i]);
+	KUNIT_EXPECT_TRUE(test, order_running_ok);
+}
+
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
@@ -475,6 +622,10 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(batch_failure_rolls_back),
 	KUNIT_CASE(partial_unregister_clears_bad_entry),
 	KUNIT_CASE(flush_keeps_current_probe),
+	KUNIT_CASE(maxactive_default),
+	KUNIT_CASE(jprobe_batch_enable_disable),
+	KUNIT_CASE(batches_of_no_probes),
+	KUNIT_CASE(handler_order_and_running),
 	{}
 };
 

@@ -132,6 +132,18 @@ static bool __kprobes emulate(struct kprobe_site *site, struct pt_regs *regs)
 	return true;
 }
 
+#ifdef CONFIG_KPROBES_KUNIT_TEST
+/*
+ * Breakpoints taken by this handler on each CPU: the KUnit suites count
+ * the traps of a hit with it (one when boosted, two when stepped...).
+ * Test kernels only, off the hot path of any other.
+ */
+DEFINE_PER_CPU(unsigned long, kprobe_traps_taken);
+#define count_trap()	this_cpu_inc(kprobe_traps_taken)
+#else
+#define count_trap()	do { } while (0)
+#endif
+
 static bool __kprobes emulated(struct kprobe_site *site)
 {
 	return !site->ainsn.insn;
@@ -284,6 +296,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 
 	if (user_mode(regs))
 		return 0;
+	count_trap();
 
 	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
 	kcb = get_kprobe_ctlblk();

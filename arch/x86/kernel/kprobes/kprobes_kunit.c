@@ -15,6 +15,7 @@
 #include <linux/vmalloc.h>
 #include <asm/trapnr.h>
 
+#include "decode.h"
 #include "kprobes_kunit.h"
 
 /* Set up for every case; kpt_rip_load() returns it. */
@@ -31,6 +32,7 @@ static struct {
 	int fault_trap;
 	bool claim_fault;
 	long *mend_fault;	/* claim by aiming %rdi here, ip left alone */
+	unsigned long traps;	/* TRAPS_OF() */
 } seen;
 
 static int count_pre(struct kprobe *p, struct pt_regs *regs)
@@ -188,6 +190,135 @@ static void indirect_calls(struct kunit *test)
 	CHECK_CLASS(test, KPT_CALLM, kpt_call_mem(&fn), 42);
 }
 
+/* loop, jrcxz and jmp *%reg are emulated: each taken and not. */
+static void loop_jrcxz_indirect_jmp(struct kunit *test)
+{
+	struct kprobe kp;
+
+	CHECK_CLASS(test, KPT_LOOP, kpt_loop(1), 1);		/* not taken */
+	CHECK_CLASS(test, KPT_JRCXZ, kpt_jrcxz(0), 1);		/* taken */
+	CHECK_CLASS(test, KPT_JRCXZ, kpt_jrcxz(5), 2);
+	CHECK_CLASS(test, KPT_JMPR, kpt_jmp_reg(kpt_helper), 41);
+
+	/* The loop taken twice, then not: three hits. */
+	memset(&seen, 0, sizeof(seen));
+	kp_at(&kp, POINT(KPT_LOOP));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_loop(3), 3L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 3);
+	KUNIT_EXPECT_EQ(test, seen.post, 3);
+	unregister_kprobe(&kp);
+}
+
+/*
+ * What the decoder refuses: instructions that cannot run out of line with
+ * interrupts off, or that trap or switch context on purpose.  Registration
+ * asks the same function of the probed instruction.
+ */
+static void refused_instructions(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		u8 bytes[4];
+		bool refused;
+	} table[] = {
+		{ "cli", { 0xfa }, true },
+		{ "sti", { 0xfb }, true },
+		{ "popf", { 0x9d }, true },
+		{ "hlt", { 0xf4 }, true },
+		{ "int $0x80", { 0xcd, 0x80 }, true },
+		{ "int3", { 0xcc }, true },
+		{ "iretq", { 0x48, 0xcf }, true },
+		{ "ud2", { 0x0f, 0x0b }, true },
+		{ "syscall", { 0x0f, 0x05 }, true },
+		{ "sysret", { 0x0f, 0x07 }, true },
+		{ "mov %eax,%ds", { 0x8e, 0xd8 }, true },
+		{ "nop", { 0x90 }, false },
+		{ "pushf", { 0x9c }, false },
+		{ "push %rbp", { 0x55 }, false },
+		{ "mov %rdi,%rax", { 0x48, 0x89, 0xf8 }, false },
+	};
+	struct insn insn;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
+		KUNIT_ASSERT_EQ_MSG(test, insn_decode_kernel(&insn, table[i].bytes),
+				    0, "%s", table[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, kprobe_insn_refused(&insn),
+				    table[i].refused, "%s", table[i].what);
+	}
+}
+
+/*
+ * A pre_handler that changes regs->ip and returns non-zero sends the CPU
+ * there: the probed instruction is not carried out, and no post_handler
+ * runs.
+ */
+static int redirect_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	seen.pre++;
+	regs->ax = 0x99;
+	regs->ip = ADDR(KPT_POST_NEXT);
+	return 1;
+}
+
+static void pre_handler_redirects(struct kunit *test)
+{
+	struct kprobe kp = { .addr = POINT(KPT_POST), .pre_handler = redirect_pre,
+			     .post_handler = count_post };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_post(), 0x99L);	/* the mov was skipped */
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_EQ(test, seen.post, 0);
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_post(), 0x1234L);
+}
+
+/* A fault inside a pre_handler or a post_handler goes to the fault_handler. */
+static long *handler_hole;
+
+static int faulting_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	long v;
+
+	seen.pre++;
+	seen.args[0] = copy_from_kernel_nofault(&v, handler_hole, sizeof(v));
+	return 0;
+}
+
+static void faulting_post(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	long v;
+
+	seen.post++;
+	seen.args[1] = copy_from_kernel_nofault(&v, handler_hole, sizeof(v));
+}
+
+static void fault_in_handlers(struct kunit *test)
+{
+	struct kprobe kp = { .addr = POINT(KPT_RIP), .pre_handler = faulting_pre,
+			     .post_handler = faulting_post,
+			     .fault_handler = count_fault };
+	char *area = vmalloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	handler_hole = (long *)(area + PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rip_load(), 0x5eedL);
+	unregister_kprobe(&kp);
+	vfree(area);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	/* Offered to the fault_handler, which declined: the fixup ran. */
+	KUNIT_EXPECT_EQ(test, seen.fault, 2);
+	KUNIT_EXPECT_EQ(test, seen.fault_trap, X86_TRAP_PF);
+	KUNIT_EXPECT_EQ(test, seen.args[0], (unsigned long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, seen.args[1], (unsigned long)-EFAULT);
+}
+
 static void pushf_shows_real_if(struct kunit *test)
 {
 	unsigned long expect = kpt_pushf() & X86_EFLAGS_IF;
@@ -263,6 +394,78 @@ static void two_probes_one_address(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen.pre, 3);
 	KUNIT_EXPECT_EQ(test, seen.post, 3);
 	unregister_kprobe(&b);
+}
+
+/* Breakpoints this CPU takes while @call runs (preemption off). */
+#define TRAPS_OF(call) ({					\
+	unsigned long __before;					\
+	long __ret;						\
+								\
+	preempt_disable();					\
+	__before = this_cpu_read(kprobe_traps_taken);		\
+	__ret = (call);						\
+	seen.traps = this_cpu_read(kprobe_traps_taken) - __before; \
+	preempt_enable();					\
+	__ret;							\
+})
+
+/*
+ * Boosting, counted: a hit costs one trap when the copy jumps back by
+ * itself (a plain probe, a post_handler's post copy, an emulated
+ * instruction) and two when the copy must trap back: for a fault_handler,
+ * and always for an instruction with an exception-table entry, whose
+ * fault must be moved back to the original before the table is searched.
+ * Optimization is off here: a jump would take none.
+ */
+static void traps_per_hit(struct kunit *test)
+{
+	struct kprobe kp;
+	long good = 3;
+
+	kprobes_set_optimization(false);
+
+	memset(&kp, 0, sizeof(kp));
+	kp.addr = POINT(KPT_RIP);
+	kp.pre_handler = count_pre;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rip_load()), 0x5eedL);
+	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 1UL, "a plain probe is boosted");
+	unregister_kprobe(&kp);
+
+	kp.post_handler = count_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rip_load()), 0x5eedL);
+	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 1UL, "a post_handler rides the post copy");
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	unregister_kprobe(&kp);
+
+	kp.fault_handler = count_fault;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rip_load()), 0x5eedL);
+	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 2UL, "a fault_handler needs the step");
+	KUNIT_EXPECT_EQ(test, seen.post, 2);
+	unregister_kprobe(&kp);
+
+	memset(&kp, 0, sizeof(kp));
+	kp.addr = POINT(KPT_LOAD);
+	kp.pre_handler = count_pre;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_fault_load(&good)), 3L);
+	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 2UL, "an extable insn is never boosted");
+	unregister_kprobe(&kp);
+
+	memset(&kp, 0, sizeof(kp));
+	kp.addr = POINT(KPT_CALL);
+	kp.pre_handler = count_pre;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rel_call()), 42L);
+	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 1UL, "a call is emulated");
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rip_load()), 0x5eedL);
+	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 0UL, "no probe, no trap");
+	KUNIT_EXPECT_EQ(test, seen.pre, 5);
+	kprobes_set_optimization(true);
 }
 
 static noinline int kpt_nokprobe(int x)
@@ -601,9 +804,14 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(push_and_pop),
 	KUNIT_CASE(indirect_calls),
 	KUNIT_CASE(pushf_shows_real_if),
+	KUNIT_CASE(loop_jrcxz_indirect_jmp),
+	KUNIT_CASE(refused_instructions),
+	KUNIT_CASE(pre_handler_redirects),
+	KUNIT_CASE(fault_in_handlers),
 	KUNIT_CASE(symbol_plus_offset),
 	KUNIT_CASE(recursion_counts_missed),
 	KUNIT_CASE(two_probes_one_address),
+	KUNIT_CASE(traps_per_hit),
 	KUNIT_CASE(refusals),
 	KUNIT_CASE(registered_twice),
 	KUNIT_CASE(no_hits_after_unregister),

@@ -25,16 +25,22 @@ long kpt_call_reg(long (*fn)(void));
 long kpt_call_mem(long (**fnp)(void));
 unsigned long kpt_pushf(void);
 long kpt_fault_load(long *p);
+long kpt_loop(long n);
+long kpt_jrcxz(long x);
+long kpt_jmp_reg(long (*fn)(void));
 
 /* Indices into kpt_points[], in the order of the .S file. */
 enum {
 	KPT_POST, KPT_POST_NEXT, KPT_RIP, KPT_CALL, KPT_JMP, KPT_JCC,
 	KPT_JCC32, KPT_RET, KPT_PUSH, KPT_LEA, KPT_POP, KPT_CALLR, KPT_CALLM,
-	KPT_PUSHF, KPT_LOAD, KPT_LOAD_DONE,
+	KPT_PUSHF, KPT_LOAD, KPT_LOAD_DONE, KPT_LOOP, KPT_JRCXZ, KPT_JMPR,
 };
 extern const struct kpt_point {
 	unsigned long fn, offset;
 } kpt_points[];
+
+/* Breakpoints Kprobes took on each CPU (int3.c, test kernels only). */
+DECLARE_PER_CPU(unsigned long, kprobe_traps_taken);
 
 /*
  * Start @fn as a kthread on a CPU other than this one, for the cross-CPU

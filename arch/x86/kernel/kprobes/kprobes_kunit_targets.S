@@ -121,6 +121,30 @@ SYM_FUNC_START(kpt_pushf)
 	RET
 SYM_FUNC_END(kpt_pushf)
 
+/* long kpt_loop(long n): n, counted by a loop instruction (n > 0) */
+SYM_FUNC_START(kpt_loop)
+	mov	%rdi, %rcx
+	xor	%eax, %eax
+1:	inc	%rax
+.Lloop:	loop	1b
+	RET
+SYM_FUNC_END(kpt_loop)
+
+/* long kpt_jrcxz(long x): 1 when x == 0 (jrcxz taken), else 2 */
+SYM_FUNC_START(kpt_jrcxz)
+	mov	%rdi, %rcx
+	mov	$2, %eax
+.Ljrcxz: jrcxz	1f
+	RET
+1:	mov	$1, %eax
+	RET
+SYM_FUNC_END(kpt_jrcxz)
+
+/* long kpt_jmp_reg(long (*fn)(void)): fn(), as a tail call through %rdi */
+SYM_FUNC_START(kpt_jmp_reg)
+.Ljmpr:	jmp	*%rdi
+SYM_FUNC_END(kpt_jmp_reg)
+
 /* long kpt_fault_load(long *p): *p, or -1 when the load faults */
 SYM_FUNC_START(kpt_fault_load)
 	mov	$-1, %rax
@@ -157,5 +181,8 @@ SYM_DATA_START(kpt_points)
 	point	kpt_pushf, .Lpushf
 	point	kpt_fault_load, .Lload
 	point	kpt_fault_load, .Lload_done
+	point	kpt_loop, .Lloop
+	point	kpt_jrcxz, .Ljrcxz
+	point	kpt_jmp_reg, .Ljmpr
 SYM_DATA_END(kpt_points)
 	.popsection

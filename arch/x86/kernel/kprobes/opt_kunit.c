@@ -29,6 +29,7 @@ long kpo_jump_in(long x);
 long kpo_indirect(long x, long y, void *z);
 long kpo_extable(long x, long *p);
 long kpo_short(long x);
+unsigned long kpo_sp(void);
 
 static struct {
 	int pre, post, ret;
@@ -80,6 +81,9 @@ static void plain_function_is_optimized(struct kunit *test)
 	struct kprobe kp = { .addr = (void *)kpo_plain, .pre_handler = opt_pre };
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	/* Queued for the delayed optimizer: not optimized yet, int3 in. */
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, text_at(&kp), INT3_INSN_OPCODE);
 	/* Hit before the optimizer ran: the detour's copy, same result. */
 	KUNIT_EXPECT_EQ(test, kpo_plain(1), 6L);
 	KUNIT_EXPECT_EQ(test, seen.pre, 1);
@@ -100,14 +104,17 @@ static void relocated_regions_keep_results(struct kunit *test)
 	struct kprobe rip = { .addr = (void *)kpo_rip, .pre_handler = opt_pre };
 	struct kprobe jcc = { .addr = (void *)kpo_jcc, .pre_handler = opt_pre };
 	struct kprobe stk = { .addr = (void *)kpo_stack, .pre_handler = opt_pre };
+	struct kprobe spp = { .addr = (void *)kpo_sp, .pre_handler = opt_pre };
 	unsigned long sp;
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(&rip), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&jcc), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&stk), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&spp), 0);
 	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &rip));
 	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &jcc));
 	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &stk));
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &spp));
 
 	KUNIT_EXPECT_EQ(test, kpo_rip(), 101L);
 	KUNIT_EXPECT_EQ(test, kpo_jcc(1), 10L);
@@ -116,11 +123,12 @@ static void relocated_regions_keep_results(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_stack(41), 42L);
 	KUNIT_EXPECT_EQ(test, seen.di, 41UL);
 	KUNIT_EXPECT_EQ(test, seen.pre, 4);
-	/* At the entry, sp points at the return address, on our stack. */
-	sp = (unsigned long)&sp;
-	KUNIT_EXPECT_LT(test, seen.sp, sp);
-	KUNIT_EXPECT_GT(test, seen.sp, sp - THREAD_SIZE);
+	/* The handler's sp is exactly the probed code's, as kpo_sp() reads it. */
+	sp = kpo_sp();
+	KUNIT_EXPECT_EQ(test, seen.pre, 5);
+	KUNIT_EXPECT_EQ(test, seen.sp, sp);
 
+	unregister_kprobe(&spp);
 	unregister_kprobe(&stk);
 	unregister_kprobe(&jcc);
 	unregister_kprobe(&rip);
@@ -207,7 +215,9 @@ static void transitions(struct kunit *test)
 			       .pre_handler = opt_pre, .post_handler = opt_post };
 	struct jprobe jp = { .kp.addr = (void *)kpo_plain, .entry = kpo_jentry };
 	struct kprobe inner = { .pre_handler = opt_pre };
+	u8 orig[16];
 
+	memcpy(orig, (u8 *)kpo_plain, sizeof(orig));	/* as built */
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_ASSERT_TRUE(test, settled_optimized(test, &kp));
 
@@ -239,10 +249,14 @@ static void transitions(struct kunit *test)
 	unregister_kprobe(&inner);
 	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
 
-	/* Disabled: the original byte, not even int3. */
+	/* Disabled: every original byte back, not even int3; no hit. */
 	KUNIT_ASSERT_EQ(test, disable_kprobe(&kp), 0);
 	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
 	KUNIT_EXPECT_EQ(test, text_at(&kp), (u8)0x48);	/* mov %rdi, %rax */
+	KUNIT_EXPECT_EQ(test, memcmp((u8 *)kpo_plain, orig, sizeof(orig)), 0);
+	seen.pre = 0;
+	KUNIT_EXPECT_EQ(test, kpo_plain(5), 10L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 0);
 	KUNIT_ASSERT_EQ(test, enable_kprobe(&kp), 0);
 	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
 
@@ -250,6 +264,9 @@ static void transitions(struct kunit *test)
 	kprobes_set_armed(false);
 	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
 	KUNIT_EXPECT_EQ(test, text_at(&kp), (u8)0x48);
+	KUNIT_EXPECT_EQ(test, memcmp((u8 *)kpo_plain, orig, sizeof(orig)), 0);
+	KUNIT_EXPECT_EQ(test, kpo_plain(6), 11L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 0);
 	kprobes_set_armed(true);
 	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
 
@@ -265,7 +282,32 @@ static void transitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_plain(4), 9L);
 	KUNIT_EXPECT_EQ(test, seen.pre, 1);
 	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, text_at(&kp), (u8)0x48);
+	KUNIT_EXPECT_EQ(test, memcmp((u8 *)kpo_plain, orig, sizeof(orig)), 0);
+}
+
+/*
+ * An optimized probe cannot redirect: the detour goes on with the copied
+ * region whatever the pre_handler returns or does to regs->ip.
+ */
+static int redirecting_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	seen.pre++;
+	regs->ip = (unsigned long)kpo_rip;
+	regs->ax = 0x77;
+	return 1;
+}
+
+static void optimized_ignores_pre_return(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (void *)kpo_plain,
+			     .pre_handler = redirecting_pre };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, settled_optimized(test, &kp));
+	seen.pre = 0;
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 6L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	unregister_kprobe(&kp);
 }
 
 static void kretprobe_entry_is_optimized(struct kunit *test)
@@ -301,13 +343,14 @@ static int opt_hammer(void *unused)
 			atomic_inc(&hammer_wrong);
 		atomic_inc(&hammer_calls);
 		/*
-		 * Sleep now and then: the optimizer waits for an RCU Tasks
-		 * grace period, which needs a voluntary context switch from
+		 * A voluntary context switch now and then: the optimizer
+		 * waits for an RCU Tasks grace period, which needs one from
 		 * every task, and on a preemptible kernel cond_resched() is
-		 * none.
+		 * none.  Not a sleep, which lasts a tick or more without
+		 * high-resolution timers: the hammer must keep running.
 		 */
 		if (!(++i & 63))
-			usleep_range(20, 40);
+			schedule();
 	}
 	return 0;
 }
@@ -342,10 +385,10 @@ static void hits_while_flipping(struct kunit *test)
 			udelay(200);
 			kprobes_set_optimization(true);
 			break;
-		case 1:
-			disable_kprobe(&kps[round % 3]);
+		case 1:		/* each of the three in turn */
+			KUNIT_EXPECT_EQ(test, disable_kprobe(&kps[round / 3 % 3]), 0);
 			udelay(200);
-			enable_kprobe(&kps[round % 3]);
+			KUNIT_EXPECT_EQ(test, enable_kprobe(&kps[round / 3 % 3]), 0);
 			break;
 		case 2:
 			kprobes_set_armed(false);
@@ -507,6 +550,7 @@ static struct kunit_case opt_cases[] = {
 	KUNIT_CASE(rule_breakers_still_fire),
 	KUNIT_CASE(transitions),
 	KUNIT_CASE(kretprobe_entry_is_optimized),
+	KUNIT_CASE(optimized_ignores_pre_return),
 	KUNIT_CASE_SLOW(hits_while_flipping),
 	KUNIT_CASE_SLOW(undo_jump_for_post_handler),
 	KUNIT_CASE_SLOW(undo_jump_for_jprobe),

@@ -25,6 +25,13 @@ SYM_FUNC_START(kpo_rip)
 	RET
 SYM_FUNC_END(kpo_rip)
 
+/* unsigned long kpo_sp(void): the stack pointer at its entry */
+SYM_FUNC_START(kpo_sp)
+	mov	%rsp, %rax
+	add	$0, %rax
+	RET
+SYM_FUNC_END(kpo_sp)
+
 /* long kpo_jcc(long x): x ? 10 : 20; the region ends in a short jz */
 SYM_FUNC_START(kpo_jcc)
 	test	%rdi, %rdi

@@ -10,7 +10,7 @@
 OPT=/proc/sys/debug/kprobes-optimization
 
 ktap_print_header
-ktap_set_plan 17
+ktap_set_plan 27
 
 check "list, enabled, blacklist exist" \
 	[ -f $DEBUGFS/list -a -f $DEBUGFS/enabled -a -f $DEBUGFS/blacklist ]
@@ -38,6 +38,35 @@ check "enabled refuses 2 and words" \
 	sh -c "! echo 2 > $DEBUGFS/enabled && ! echo on > $DEBUGFS/enabled"
 rmmod kprobe_example
 
+# The list's other types and states.
+insmod "$MODDIR/kretprobe_example.ko"
+check "list: type r for a kretprobe" \
+	grep -qE '  r  kernel_clone\+0x[0-9a-f]+( \[OPTIMIZED\])?$' $DEBUGFS/list
+rmmod kretprobe_example
+insmod "$MODDIR/jprobe_example.ko"
+check "list: type j for a jprobe" grep -q '  j  kernel_clone+0x[0-9a-f]*$' $DEBUGFS/list
+rmmod jprobe_example
+insmod "$MODDIR/kprobes_target.ko" probe_sym=int_sqrt sym_disabled=1
+check "list: a probe registered disabled is [DISABLED]" \
+	grep -q '  k  int_sqrt+0x[0-9a-f]* \[DISABLED\]$' $DEBUGFS/list
+echo 0 > $DEBUGFS/enabled
+echo 1 > $DEBUGFS/enabled
+check "enabled 0 then 1 leaves it [DISABLED]" \
+	grep -q '  k  int_sqrt+0x[0-9a-f]* \[DISABLED\]$' $DEBUGFS/list
+rmmod kprobes_target
+
+# A probe registered while everything is disarmed stays unarmed until 1.
+echo 0 > $DEBUGFS/enabled
+insmod "$MODDIR/kprobe_example.ko"
+before=$(log_count "kernel_clone pre_handler")
+/bin/true & wait
+check "registered while disarmed: no hits" \
+	[ "$(log_count "kernel_clone pre_handler")" -eq "$before" ]
+echo 1 > $DEBUGFS/enabled
+/bin/true & wait
+check "enabled 1: it fires" [ "$(log_count "kernel_clone pre_handler")" -gt "$before" ]
+rmmod kprobe_example
+
 check "blacklist lists .kprobes.text and NOKPROBE_SYMBOL functions" \
 	sh -c "grep -q '\[.kprobes.text\]' $DEBUGFS/blacklist && grep -q 'do_int3' $DEBUGFS/blacklist"
 
@@ -47,12 +76,22 @@ check "optimization knob takes 0" [ "$(cat $OPT)" = 0 ]
 check "optimization knob refuses 2" sh -c "! echo 2 > $OPT"
 echo 1 > $OPT
 
-# A user other than root can neither read nor write the files (and su
-# itself works: the same command as root succeeds).
+# A user other than root can neither read nor write the files.  debugfs'
+# own root is 0700, which would refuse nobody before the files' modes are
+# even looked at: open it up for the checks (and show that nobody now gets
+# as far as the files), then close it again.
 check "su runs commands as another user" su -s /bin/sh nobody -c "test \$(id -u) = 65534"
+root_mode=$(stat -c %a /sys/kernel/debug)
+chmod 755 /sys/kernel/debug
+check "nobody can reach the files" su -s /bin/sh nobody -c "test -e $DEBUGFS/list"
 check_fails "non-root cannot read list" su -s /bin/sh nobody -c "cat $DEBUGFS/list" 2>/dev/null
+check_fails "non-root cannot read blacklist" \
+	su -s /bin/sh nobody -c "cat $DEBUGFS/blacklist" 2>/dev/null
+check_fails "non-root cannot read enabled" su -s /bin/sh nobody -c "cat $DEBUGFS/enabled" 2>/dev/null
 check_fails "non-root cannot write enabled" su -s /bin/sh nobody -c "echo 0 > $DEBUGFS/enabled" 2>/dev/null
+chmod "$root_mode" /sys/kernel/debug
 check_fails "non-root cannot write the optimization knob" \
 	su -s /bin/sh nobody -c "echo 0 > $OPT" 2>/dev/null
+check "the knobs are unchanged" [ "$(cat $DEBUGFS/enabled)" = 1 -a "$(cat $OPT)" = 1 ]
 
 ktap_finished

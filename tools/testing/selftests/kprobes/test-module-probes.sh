@@ -12,7 +12,7 @@
 . "$(dirname "$0")/functions.sh"
 
 ktap_print_header
-ktap_set_plan 20
+ktap_set_plan 22
 
 clear_log
 check "insmod kprobes_target" insmod "$MODDIR/kprobes_target.ko"
@@ -25,6 +25,15 @@ check "the module unloads with a probe in it" rmmod kprobes_target
 check "list shows the probe GONE" grep -q ' k .*\[GONE\]' $DEBUGFS/list
 check "a gone probe unregisters" rmmod kprobe_example
 check "the module loads again" sh -c "insmod $MODDIR/kprobes_target.ko && rmmod kprobes_target"
+
+insmod "$MODDIR/kprobes_target.ko"
+clear_log
+check "probe by module:symbol" \
+	insmod "$MODDIR/kprobe_example.ko" symbol=kprobes_target:kprobes_target_func
+cat /sys/kernel/debug/kprobes_target/call > /dev/null
+check "the module:symbol probe fires" log_has "kprobes_target_func pre_handler"
+rmmod kprobe_example
+rmmod kprobes_target
 
 
 # gone_lines: how many probes the list shows GONE.

@@ -12,7 +12,8 @@
  * is in .../late_result.
  *
  * With probe_sym=NAME the module keeps a probe with only a pre_handler on
- * that kernel function while it is loaded: one that may be optimized.
+ * that kernel function while it is loaded: one that may be optimized;
+ * with sym_disabled=1 too, the probe is registered disabled.
  *
  * With refusals=1 the module tries two places that must be refused and
  * shows the errnos in .../refusals: its own noinstr function (from its
@@ -32,6 +33,10 @@ MODULE_PARM_DESC(probe_sym, "keep a pre_handler-only probe on this symbol");
 static bool init_probe;
 module_param(init_probe, bool, 0400);
 MODULE_PARM_DESC(init_probe, "probe a function of the module's __init code");
+
+static bool sym_disabled;
+module_param(sym_disabled, bool, 0400);
+MODULE_PARM_DESC(sym_disabled, "register the probe_sym probe disabled");
 
 static bool refusals;
 module_param(refusals, bool, 0400);
@@ -176,6 +181,8 @@ static int __init kprobes_target_init(void)
 	}
 	if (probe_sym) {
 		sym_kp.symbol_name = probe_sym;
+		if (sym_disabled)
+			sym_kp.flags = KPROBE_FLAG_DISABLED;
 		ret = register_kprobe(&sym_kp);
 		if (ret) {
 			if (init_probe)
