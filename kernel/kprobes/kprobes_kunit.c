@@ -224,10 +224,13 @@ static void task_exit_returns_instance(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(exiter_fn, NULL, "kpr-exiter")));
-	/* The exiting thread took the only instance (its entry ran). */
+	/*
+	 * The exiting thread took the only instance (its entry ran).  Not an
+	 * assertion: the probe lives on this stack and must be unregistered.
+	 */
 	for (tries = 0; tries < 100 && !READ_ONCE(seen.entries); tries++)
 		msleep(10);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(seen.entries), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(seen.entries), 1);
 	/*
 	 * The instance left with the dead thread.  It comes back when the
 	 * task is freed; until then a call is missed.
