@@ -249,12 +249,13 @@ static void task_exit_returns_instance(struct kunit *test)
 	unregister_kretprobe(&rp);
 }
 
-static DECLARE_COMPLETION(sleepy_entered);
+/* Set by the entry handler: no lock may be taken in a handler. */
+static bool sleepy_entered;
 
 static int note_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	seen.entries++;
-	complete(&sleepy_entered);
+	WRITE_ONCE(sleepy_entered, true);
 	return 0;
 }
 
@@ -267,12 +268,15 @@ static void unregister_with_calls_in_flight(struct kunit *test)
 		.data_size = sizeof(long),
 	};
 	struct sleeper s;
+	int tries;
 
-	reinit_completion(&sleepy_entered);
+	WRITE_ONCE(sleepy_entered, false);
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	start_sleeper(test, &s, 300);
 	/* The call is in flight: it took an instance and has not returned. */
-	wait_for_completion(&sleepy_entered);
+	for (tries = 0; tries < 100 && !READ_ONCE(sleepy_entered); tries++)
+		msleep(2);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(sleepy_entered));
 	KUNIT_EXPECT_FALSE(test, completion_done(&s.done));
 	unregister_kretprobe(&rp);
 	wait_for_completion(&s.done);
