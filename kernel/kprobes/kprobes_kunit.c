@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ptrace.h>
@@ -615,6 +616,50 @@ static void handler_order_and_running(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, order_running_ok);
 }
 
+/* A jump label's site belongs to the jump-label code: refused. */
+static DEFINE_STATIC_KEY_FALSE(kpr_key);
+
+static noinline long kpr_keyed(void)
+{
+	if (static_branch_unlikely(&kpr_key))
+		return 2;
+	return 1;
+}
+
+static void jump_label_site_refused(struct kunit *test)
+{
+	struct jump_entry *e = (struct jump_entry *)
+		(kpr_key.key.type & ~JUMP_TYPE_MASK);
+	struct kprobe kp = { .pre_handler = count_kpre };
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	kp.addr = (kprobe_opcode_t *)jump_entry_code(e);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_NULL(test, get_kprobe((void *)jump_entry_code(e)));
+	KUNIT_EXPECT_EQ(test, kpr_keyed(), 1L);
+}
+
+/*
+ * Init text: at the end of boot kprobe_free_init_mem() turns the probes
+ * there GONE (this suite runs before; the call is what the kernel makes).
+ * start_kernel() never runs again, so its int3 can stay until the text is
+ * freed.  A gone probe cannot be enabled and still unregisters.
+ */
+static void init_text_probe_turns_gone(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "start_kernel",
+			     .pre_handler = count_kpre };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_gone(&kp));
+	kprobe_free_init_mem();
+	KUNIT_EXPECT_TRUE(test, kprobe_gone(&kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&kp));
+	KUNIT_EXPECT_NULL(test, get_kprobe(kp.addr));
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+	unregister_kprobe(&kp);
+}
+
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
@@ -633,6 +678,8 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(jprobe_batch_enable_disable),
 	KUNIT_CASE(batches_of_no_probes),
 	KUNIT_CASE(handler_order_and_running),
+	KUNIT_CASE(jump_label_site_refused),
+	KUNIT_CASE(init_text_probe_turns_gone),
 	{}
 };
 
