@@ -631,11 +631,15 @@ static void jump_label_site_refused(struct kunit *test)
 	struct jump_entry *e = (struct jump_entry *)
 		(kpr_key.key.type & ~JUMP_TYPE_MASK);
 	struct kprobe kp = { .pre_handler = count_kpre };
+	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	kp.addr = (kprobe_opcode_t *)jump_entry_code(e);
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	ret = register_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 	KUNIT_EXPECT_NULL(test, get_kprobe((void *)jump_entry_code(e)));
+	if (!ret)
+		unregister_kprobe(&kp);	/* it lives on this stack */
 	KUNIT_EXPECT_EQ(test, kpr_keyed(), 1L);
 }
 
