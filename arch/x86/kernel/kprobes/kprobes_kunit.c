@@ -417,54 +417,66 @@ static void two_probes_one_address(struct kunit *test)
  * fault must be moved back to the original before the table is searched.
  * Optimization is off here: a jump would take none.
  */
+static long call_rip_load(void)
+{
+	return kpt_rip_load();
+}
+
+static long call_fault_load(void)
+{
+	long good = 3;
+
+	return kpt_fault_load(&good);
+}
+
+static const struct {
+	int point;
+	bool post, fault;		/* the probe's handlers beyond pre */
+	long (*call)(void), want;
+	unsigned long traps;
+	const char *why;
+} trap_cases[] = {
+	{ KPT_RIP, false, false, call_rip_load, 0x5eed, 1,
+	  "a plain probe is boosted" },
+	{ KPT_RIP, true, false, call_rip_load, 0x5eed, 1,
+	  "a post_handler rides the post copy" },
+	{ KPT_RIP, true, true, call_rip_load, 0x5eed, 2,
+	  "a fault_handler needs the step" },
+	{ KPT_LOAD, false, false, call_fault_load, 3, 2,
+	  "an extable insn is never boosted" },
+	{ KPT_CALL, false, false, kpt_rel_call, 42, 1,
+	  "a call is emulated" },
+};
+
 static void traps_per_hit(struct kunit *test)
 {
 	struct kprobe kp;
-	long good = 3;
+	int i;
 
 	kprobes_set_optimization(false);
-
-	memset(&kp, 0, sizeof(kp));
-	kp.addr = POINT(KPT_RIP);
-	kp.pre_handler = count_pre;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rip_load()), 0x5eedL);
-	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 1UL, "a plain probe is boosted");
-	unregister_kprobe(&kp);
-
-	kp.post_handler = count_post;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rip_load()), 0x5eedL);
-	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 1UL, "a post_handler rides the post copy");
-	KUNIT_EXPECT_EQ(test, seen.post, 1);
-	unregister_kprobe(&kp);
-
-	kp.fault_handler = count_fault;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rip_load()), 0x5eedL);
-	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 2UL, "a fault_handler needs the step");
-	KUNIT_EXPECT_EQ(test, seen.post, 2);
-	unregister_kprobe(&kp);
-
-	memset(&kp, 0, sizeof(kp));
-	kp.addr = POINT(KPT_LOAD);
-	kp.pre_handler = count_pre;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_fault_load(&good)), 3L);
-	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 2UL, "an extable insn is never boosted");
-	unregister_kprobe(&kp);
-
-	memset(&kp, 0, sizeof(kp));
-	kp.addr = POINT(KPT_CALL);
-	kp.pre_handler = count_pre;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rel_call()), 42L);
-	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 1UL, "a call is emulated");
-	unregister_kprobe(&kp);
-
+	for (i = 0; i < ARRAY_SIZE(trap_cases); i++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = POINT(trap_cases[i].point);
+		kp.pre_handler = count_pre;
+		if (trap_cases[i].post)
+			kp.post_handler = count_post;
+		if (trap_cases[i].fault)
+			kp.fault_handler = count_fault;
+		if (register_kprobe(&kp)) {
+			KUNIT_FAIL(test, "cannot register: %s", trap_cases[i].why);
+			continue;
+		}
+		seen.post = 0;
+		KUNIT_EXPECT_EQ(test, TRAPS_OF(trap_cases[i].call()),
+				trap_cases[i].want);
+		KUNIT_EXPECT_EQ_MSG(test, seen.traps, trap_cases[i].traps, "%s",
+				    trap_cases[i].why);
+		KUNIT_EXPECT_EQ(test, seen.post, trap_cases[i].post ? 1 : 0);
+		unregister_kprobe(&kp);
+	}
 	KUNIT_EXPECT_EQ(test, TRAPS_OF(kpt_rip_load()), 0x5eedL);
 	KUNIT_EXPECT_EQ_MSG(test, seen.traps, 0UL, "no probe, no trap");
-	KUNIT_EXPECT_EQ(test, seen.pre, 5);
+	KUNIT_EXPECT_EQ(test, seen.pre, (int)ARRAY_SIZE(trap_cases));
 	kprobes_set_optimization(true);
 }
 
