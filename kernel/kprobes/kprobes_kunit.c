@@ -8,6 +8,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/jump_label.h>
+#include <linux/static_call.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ptrace.h>
@@ -643,6 +644,54 @@ static void jump_label_site_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpr_keyed(), 1L);
 }
 
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+/* A static call's site belongs to the static-call code: refused too. */
+DEFINE_STATIC_CALL(kpr_sc, kpr_square);
+
+static noinline long kpr_via_static_call(long x)
+{
+	return static_call(kpr_sc)(x);
+}
+
+/* The site objtool recorded for kpr_sc (the kernel's table of them). */
+extern struct static_call_site __start_static_call_sites[],
+			       __stop_static_call_sites[];
+
+static unsigned long kpr_sc_site(void)
+{
+	struct static_call_site *s;
+	unsigned long key;
+
+	for (s = __start_static_call_sites; s < __stop_static_call_sites; s++) {
+		key = ((unsigned long)&s->key + s->key) & ~STATIC_CALL_SITE_FLAGS;
+		if (key == (unsigned long)&STATIC_CALL_KEY(kpr_sc))
+			return (unsigned long)&s->addr + s->addr;
+	}
+	return 0;
+}
+
+static void static_call_site_refused(struct kunit *test)
+{
+	struct kprobe kp = { .pre_handler = count_kpre };
+	unsigned long site = kpr_sc_site();
+	int ret;
+
+	KUNIT_ASSERT_NE(test, site, 0UL);
+	kp.addr = (kprobe_opcode_t *)site;
+	ret = register_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	if (!ret)
+		unregister_kprobe(&kp);	/* it lives on this stack */
+	KUNIT_EXPECT_EQ(test, kpr_via_static_call(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 0);
+}
+#else
+static void static_call_site_refused(struct kunit *test)
+{
+	kunit_skip(test, "no inline static calls in this kernel");
+}
+#endif
+
 /*
  * Init text: at the end of boot kprobe_free_init_mem() turns the probes
  * there GONE (this suite runs before; the call is what the kernel makes).
@@ -683,6 +732,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(batches_of_no_probes),
 	KUNIT_CASE(handler_order_and_running),
 	KUNIT_CASE(jump_label_site_refused),
+	KUNIT_CASE(static_call_site_refused),
 	KUNIT_CASE(init_text_probe_turns_gone),
 	{}
 };
