@@ -156,11 +156,10 @@ static bool __kprobes emulated(struct kprobe_site *site)
  * after an RCU Tasks grace period that starts later) until its jmp is
  * undone and the original bytes are back (->jumped cleared by
  * arch_kprobe_drop_jump() after the last text sync); ->in_flux says
- * either in one byte.  Meanwhile the only
- * safe way out of the int3 path is the detour's copy of the whole region,
- * which returns behind the region; every copy of the first instruction
- * alone returns into what may be a jmp's rel32.  Such a site always has a
- * detour.
+ * either in one byte.  Meanwhile the only safe way out of the int3 path
+ * is the detour's copy of the whole region, which returns behind the
+ * region; every copy of the first instruction alone returns into what may
+ * be a jmp's rel32.  Such a site always has a detour.
  *
  * The acquire pairs with the release of kprobe_site_update_flux() in
  * arch_kprobe_drop_jump(), which follows the last text sync of the
@@ -320,7 +319,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 
 	if (kcb->depth || kprobe_running()) {
 		kprobe_site_missed(site);
-		return carry_out(kcb, site, regs, false);	/* may be the region copy */
+		return carry_out(kcb, site, regs, false);
 	}
 
 	if (kprobe_site_pre_handlers(site, regs))
