@@ -9,15 +9,21 @@
 #   make patches       write the patch series to build/patches/
 #   make bench         the benchmark on our kernel and on pristine upstream
 #   DEBUG=1            build and test the lockdep kernel (build/obj-debug)
+#   KERNELS="test"     build and test only these kernels (kernels.sh)
 
 T := tools/testing/kprobes
 export BUILD ?= $(CURDIR)/build
 
-# make check DEBUG=1: the same tests on a kernel with lockdep and friends.
+# The kernels make check builds and boots (tools/testing/kprobes/kernels.sh):
+# the test kernel and the tracing kernel; with DEBUG=1 the debug kernel (the
+# tracing kernel with lockdep and friends).  make demo and make shell boot
+# the first.
 ifeq ($(DEBUG),1)
-export OBJ := $(BUILD)/obj-debug
-export EXTRA_CONFIGS := $(CURDIR)/configs/debug.config
+export KERNELS := debug
+else
+export KERNELS ?= test tracing
 endif
+FIRST := $(firstword $(KERNELS))
 
 .PHONY: all demo check shell patches bench setup assemble build clean
 
@@ -30,16 +36,18 @@ assemble: setup
 	@$(T)/assemble.sh
 
 build: assemble
-	@$(T)/build.sh
+	@for k in $(KERNELS); do KERNEL=$$k $(T)/build.sh || exit 1; done
 
-demo: build
-	@$(T)/run.sh demo $(BUILD)/demo.log | sed -n '/^### /,/^kptest: done/p'
+demo: assemble
+	@KERNEL=$(FIRST) $(T)/build.sh
+	@KERNEL=$(FIRST) $(T)/run.sh demo $(BUILD)/demo.log | sed -n '/^### /,/^kptest: done/p'
 
 check: build
 	@$(T)/check.sh
 
-shell: build
-	@$(T)/run.sh shell
+shell: assemble
+	@KERNEL=$(FIRST) $(T)/build.sh
+	@KERNEL=$(FIRST) $(T)/run.sh shell
 
 patches: assemble
 	@$(T)/patches.sh

@@ -214,6 +214,9 @@ struct kprobe_site {
 	struct rcu_head		rcu;		/* freeing after RCU Tasks */
 	struct llist_node	reap;		/* ... then in a work item */
 	bool			gone;		/* the text itself is gone */
+	/* An ftrace location: reached through ftrace, never patched (ftrace.c). */
+	bool			ftrace;
+	bool			ftrace_armed;	/* in our ftrace filter; kprobe_mutex */
 	struct list_head	all;		/* kprobe_sites, kprobe_mutex */
 };
 
@@ -359,6 +362,17 @@ unsigned int arch_kprobe_region_len(struct kprobe_site *site);
 void arch_kprobe_drop_jump(struct kprobe_site *site);
 void arch_kprobe_text_sync(void);
 
+/*
+ * Sites at ftrace locations (kernel/kprobes/ftrace.c): the arch prepares
+ * such a site without a copy and reaches its handlers from ftrace.
+ */
+int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site);
+#ifdef CONFIG_KPROBES_ON_FTRACE
+extern bool kprobe_ftrace_disabled;
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+#endif
+
 /* Executable slots for the out-of-line copies (kernel/kprobes/slots.c). */
 kprobe_opcode_t *kprobe_slot_alloc(void);
 void kprobe_slot_free(kprobe_opcode_t *slot);
@@ -443,6 +457,12 @@ static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
 	return 0;
 }
 #endif /* CONFIG_KPROBES */
+
+#if defined(CONFIG_KPROBES) && defined(CONFIG_KPROBES_ON_FTRACE)
+void kprobe_ftrace_kill(void);
+#else
+static inline void kprobe_ftrace_kill(void) { }
+#endif
 
 /*
  * The page fault hook: true when a probe's fault_handler claimed the fault.

@@ -34,21 +34,29 @@ void kprobe_site_drop_pending(struct kprobe_site *site)
 }
 
 /*
- * Write every queued byte.  Other CPUs may go on running stale copies of
- * the old bytes until kprobe_sync_text().
+ * Write every queued byte, and hand the queued ftrace sites to ftrace.
+ * Other CPUs may go on running stale copies of the old bytes until
+ * kprobe_sync_text().  Return: 0, or ftrace's error when ftrace sites
+ * could not be armed (they stay unarmed; see kprobe_ftrace_commit()).
  */
-void kprobe_commit_text(void)
+int kprobe_commit_text(void)
 {
+	int ret;
+
 	lockdep_assert_held(&kprobe_mutex);
 	/* Jumps first: a byte queued below may lie under one. */
 	kprobe_commit_unoptimize();
+	ret = kprobe_ftrace_commit(&pending_sites);
 	if (!list_empty(&pending_sites))
 		arch_kprobe_poke_sites(&pending_sites);
+	return ret;
 }
 
 /* Write every queued byte and serialise every CPU against the new text. */
-void kprobe_sync_text(void)
+int kprobe_sync_text(void)
 {
-	kprobe_commit_text();
+	int ret = kprobe_commit_text();
+
 	arch_kprobe_text_sync();
+	return ret;
 }

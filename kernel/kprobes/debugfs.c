@@ -4,7 +4,8 @@
  *
  *   list       one line per registered probe: address, type (k kprobe,
  *              r kretprobe, j jprobe), symbol+offset, [module], then
- *              [GONE], [DISABLED], [OPTIMIZED] as true at that moment.
+ *              [GONE], [DISABLED], [OPTIMIZED], [FTRACE] as true at
+ *              that moment ([FTRACE]: reached through ftrace, ftrace.c).
  *              The address is zeros unless kallsyms may show it.
  *   enabled    1 or 0; writing 0 disarms every probe, 1 re-arms all but
  *              those disabled one by one.
@@ -44,10 +45,11 @@ static void show_probe(struct seq_file *m, struct kprobe *p, bool show_addr)
 		seq_printf(m, "%px", show_addr ? p->addr : NULL);
 	if (name && modname)
 		seq_printf(m, " [%s]", modname);
-	seq_printf(m, "%s%s%s\n",
+	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(p) ? " [GONE]" : "",
 		   p->flags & KPROBE_FLAG_DISABLED ? " [DISABLED]" : "",
-		   kprobe_optimized(p) ? " [OPTIMIZED]" : "");
+		   kprobe_optimized(p) ? " [OPTIMIZED]" : "",
+		   kprobe_ftrace(p) ? " [FTRACE]" : "");
 }
 
 static int list_show(struct seq_file *m, void *unused)

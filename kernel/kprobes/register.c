@@ -85,16 +85,24 @@ static int check_place(kprobe_opcode_t *addr, struct module **modp)
 static struct kprobe_site *site_create(kprobe_opcode_t *addr)
 {
 	struct kprobe_site *site;
-	int ret;
+	int ftrace, ret;
 
+	/* ftrace's text is never ours to patch: its sites go through it. */
+	ftrace = kprobe_ftrace_place(addr);
+	if (ftrace < 0)
+		return ERR_PTR(ftrace);
 	site = kzalloc(sizeof(*site), GFP_KERNEL);
 	if (!site)
 		return ERR_PTR(-ENOMEM);
 	site->addr = addr;
+	site->ftrace = ftrace;
 	INIT_LIST_HEAD(&site->probes);
 	INIT_LIST_HEAD(&site->poke);
 	INIT_LIST_HEAD(&site->opt_list);
-	ret = arch_prepare_kprobe_site(site);
+	if (ftrace)
+		ret = arch_prepare_kprobe_ftrace_site(site);
+	else
+		ret = arch_prepare_kprobe_site(site);
 	if (ret) {
 		kfree(site);
 		return ERR_PTR(ret);
@@ -193,6 +201,8 @@ static int __register_kprobe(struct kprobe *p)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
 	if (p->pre_handler == jprobe_setjmp)
 		p->flags |= KPROBE_FLAG_JPROBE;	/* for the detour's one test */
+	if (site->ftrace)
+		p->flags |= KPROBE_FLAG_FTRACE;
 	p->nmissed = 0;
 	p->opcode = site->opcode;
 	list_add_tail_rcu(&p->list, &site->probes);
@@ -301,7 +311,9 @@ static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
  *
  * Return: 0; -EINVAL for @num <= 0, a registered probe, both or neither of
  * addr and symbol_name, or a place that cannot be probed; -ENOENT for an
- * unknown symbol; -EILSEQ for an address inside an instruction; -ENOMEM.
+ * unknown symbol; -EILSEQ for an address inside an instruction; -ENOMEM;
+ * at an ftrace location (the fentry call), ftrace's own error when it
+ * cannot take the probe (-ENODEV once ftrace has shut itself down).
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
@@ -321,17 +333,19 @@ int register_kprobes(struct kprobe **kps, int num)
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
 		ret = __register_kprobe(kps[i]);
-		if (ret) {
-			for (j = 0; j < i; j++)
-				__unregister_kprobe_top(kps[j], &dead);
-			finish_removal(kps, i, &dead);
-			for (j = 0; j <= i; j++)
-				kps[j]->addr = old_addrs[j];
+		if (ret)
 			break;
-		}
 	}
+	/* Only arming an ftrace site can fail here: then all of them go. */
 	if (!ret)
-		kprobe_sync_text();
+		ret = kprobe_sync_text();
+	if (ret) {
+		for (j = 0; j < i; j++)
+			__unregister_kprobe_top(kps[j], &dead);
+		finish_removal(kps, i, &dead);
+		for (j = 0; j <= i && j < num; j++)
+			kps[j]->addr = old_addrs[j];
+	}
 	mutex_unlock(&kprobe_mutex);
 	kfree(old_addrs);
 	return ret;
@@ -435,7 +449,13 @@ static int set_kprobe_disabled(struct kprobe *kp, bool disable)
 	else
 		kp->flags &= ~KPROBE_FLAG_DISABLED;
 	site_update_arming(site);
-	kprobe_sync_text();
+	ret = kprobe_sync_text();
+	if (ret && !disable) {
+		/* ftrace refused the site: the probe stays disabled. */
+		kp->flags |= KPROBE_FLAG_DISABLED;
+		site_update_arming(site);
+		kprobe_sync_text();
+	}
 out:
 	mutex_unlock(&kprobe_mutex);
 	return ret;
@@ -457,7 +477,9 @@ EXPORT_SYMBOL_GPL(disable_kprobe);
  * enable_kprobe() - let a disabled probe's handlers run again
  * @kp: a registered probe
  *
- * Return: 0, or -EINVAL when @kp is not registered or its code is gone.
+ * Return: 0, or -EINVAL when @kp is not registered or its code is gone;
+ * at an ftrace location, ftrace's error when it cannot take the probe
+ * (the probe then stays disabled).
  */
 int enable_kprobe(struct kprobe *kp)
 {

@@ -54,6 +54,8 @@ void kprobe_site_gone(struct kprobe_site *site)
 	site->armed = false;
 	kprobe_site_drop_pending(site);
 	kprobe_site_opt_gone(site);
+	if (site->ftrace)
+		kprobe_ftrace_site_gone(site);
 	hash_del_rcu(&site->node);
 	list_for_each_entry(p, &site->probes, list)
 		p->flags |= KPROBE_FLAG_GONE;

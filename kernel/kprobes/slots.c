@@ -11,6 +11,7 @@
 #include <linux/bitmap.h>
 #include <linux/execmem.h>
 #include <linux/kprobes.h>
+#include <linux/perf_event.h>
 #include <linux/rculist.h>
 #include <linux/set_memory.h>
 #include <linux/slab.h>
@@ -45,6 +46,9 @@ static struct kprobe_slot_page *slot_page_new(void)
 	memset(sp->base, BREAKPOINT_INSTRUCTION, PAGE_SIZE);
 	set_memory_rox((unsigned long)sp->base, 1);
 	list_add_rcu(&sp->node, &kprobe_slot_pages);
+	/* perf names addresses in copies and detours (pages stay for good). */
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)sp->base,
+			   PAGE_SIZE, false, "kprobe_insn_page");
 	return sp;
 }
 

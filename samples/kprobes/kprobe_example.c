@@ -3,7 +3,7 @@
  * A kprobe on a kernel function, by default kernel_clone(): every fork or
  * clone prints a line from the pre_handler and one from the post_handler.
  *
- *   insmod kprobe_example.ko [symbol=<function>]
+ *   insmod kprobe_example.ko [symbol=<function>] [offset=<bytes>]
  *
  * The output goes to the kernel log (dmesg).
  */
@@ -15,6 +15,10 @@
 static char symbol[KSYM_NAME_LEN] = "kernel_clone";
 module_param_string(symbol, symbol, sizeof(symbol), 0644);
 MODULE_PARM_DESC(symbol, "the function to probe (default kernel_clone)");
+
+static unsigned int offset;
+module_param(offset, uint, 0444);
+MODULE_PARM_DESC(offset, "bytes into the function (default 0, its entry)");
 
 /* Before the probed instruction: the registers as the function sees them. */
 static int example_pre(struct kprobe *p, struct pt_regs *regs)
@@ -49,7 +53,10 @@ static struct kprobe kp = {
 
 static int __init kprobe_example_init(void)
 {
-	int ret = register_kprobe(&kp);
+	int ret;
+
+	kp.offset = offset;
+	ret = register_kprobe(&kp);
 
 	if (ret < 0) {
 		pr_err("register_kprobe on %s failed: %d\n", symbol, ret);

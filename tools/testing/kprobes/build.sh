@@ -5,18 +5,20 @@
 # the kernel, the in-tree modules (samples), and the selftests' modules.
 #   BUILD    build folder (default: build/)
 #   SRC      the tree to build (default: $BUILD/src)
-#   OBJ      output folder of this kernel (default: $BUILD/obj)
-#   CONFIGS  fragments of configs/ on top of tinyconfig (default: test kunit)
+#   KERNEL   one of kernels.sh's names: sets the two below (default: test)
+#   OBJ      output folder of this kernel (default: the KERNEL's)
+#   CONFIGS  fragments of configs/ on top of tinyconfig (default: the KERNEL's)
 #   EXTRA_CONFIGS  more fragment files
 #   MODSRC   external modules to build (default: the selftests' modules)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
+. "$top/tools/testing/kprobes/kernels.sh"
 src=${SRC:-$BUILD/src}
-obj=${OBJ:-$BUILD/obj}
+obj=${OBJ:-$(kernel_obj "${KERNEL:-test}")}
 frags=
-for c in ${CONFIGS:-test kunit}; do frags="$frags $top/configs/$c.config"; done
+for c in ${CONFIGS:-$(kernel_configs "${KERNEL:-test}")}; do frags="$frags $top/configs/$c.config"; done
 frags="$frags ${EXTRA_CONFIGS:-}"
 kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 "$@"; }
 

@@ -1,59 +1,74 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot the test kernel once per preemption model (PREEMPT_MODES, default
-# "none full": the kernel is PREEMPT_DYNAMIC and takes preempt= at boot),
-# collect each console, and judge them: every KTAP document must parse
-# with the base tree's kunit.py, and ktap.py prints each case, prefixed
-# with its boot, and, last, "N passed, N failed" over both boots.  Exit
-# status 0 only when nothing failed.
+# Boot each kernel of KERNELS (kernels.sh; default "test") once per
+# preemption model (PREEMPT_MODES, default "none full": the kernels are
+# PREEMPT_DYNAMIC and take preempt= at boot), collect each console, and
+# judge them: every KTAP document must parse with the base tree's
+# kunit.py, and ktap.py prints each case, prefixed with its kernel and
+# boot, and, last, "N passed, N failed" over all boots.  Exit status 0
+# only when nothing failed.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
 src=$BUILD/src
 T=$top/tools/testing/kprobes
-obj=${OBJ:-$BUILD/obj}
+. "$T/kernels.sh"
 
-# What must report: the static list, every selftest script, and (below,
-# --cases-from) every case of the KUnit suites, read from their sources.
-expect=$obj/check-expected.txt
-{
-	cat "$T/expected.txt"
-	for t in "$top"/tools/testing/selftests/kprobes/test-*.sh; do
-		echo "require $(basename "$t" .sh)"
+# What one kernel must report: the static list, every selftest script, and
+# (--cases-from) every case of the KUnit suites it builds, read from their
+# sources.  Prints ktap.py's options for that kernel.
+expectations() {	# expectations <obj>
+	local obj=$1 expect=$1/check-expected.txt f
+	{
+		cat "$T/expected.txt"
+		for t in "$top"/tools/testing/selftests/kprobes/test-*.sh; do
+			echo "require $(basename "$t" .sh)"
+		done
+		# The ftrace coexistence script needs the function tracer.
+		grep -q '^CONFIG_FUNCTION_TRACER=y' "$obj/.config" ||
+			echo "skip-ok test-ftrace	# no function tracer in this kernel"
+	} > "$expect"
+	echo --expect "$expect"
+	for f in arch/x86/kernel/kprobes/kprobes_kunit.c arch/x86/kernel/kprobes/opt_kunit.c \
+		 kernel/kprobes/kprobes_kunit.c lib/test_kprobes.c; do
+		echo --cases-from "$src/$f"
 	done
-} > "$expect"
-cases=()
-for f in arch/x86/kernel/kprobes/kprobes_kunit.c arch/x86/kernel/kprobes/opt_kunit.c \
-	 kernel/kprobes/kprobes_kunit.c lib/test_kprobes.c; do
-	cases+=(--cases-from "$src/$f")
-done
+	if grep -q '^CONFIG_KPROBES_ON_FTRACE=y' "$obj/.config"; then
+		echo --cases-from "$src/arch/x86/kernel/kprobes/ftrace_kunit.c"
+	fi
+}
 
 problems=()
-runs=()
+args=()
 cpus=${CPUS:-2}
+for kernel in ${KERNELS:-test}; do
+obj=$(kernel_obj "$kernel")
+# shellcheck disable=SC2207
+args+=($(expectations "$obj"))
 for mode in ${PREEMPT_MODES:-none full}; do
+	run="$kernel/preempt=$mode"
 	log=$obj/check-$mode.log
 	# Never judge an old console: remove every trace of the last run first.
 	rm -f "$log" "$obj/check-$mode"-*.log "$obj/check-$mode"-*.parsed
-	echo "check: booting the test kernel with preempt=$mode (console in $log)"
+	echo "check: booting the $kernel kernel with preempt=$mode (console in $log)"
 	start=$(date +%s)
-	CPUS=$cpus "$T/run.sh" check "$log" "preempt=$mode" > /dev/null
+	KERNEL=$kernel CPUS=$cpus "$T/run.sh" check "$log" "preempt=$mode" > /dev/null
 	rc=$?
 	echo "check: the guest ran for $(( $(date +%s) - start ))s"
 	if [ $rc -ne 0 ]; then
-		problems+=(--problem "preempt=$mode: the boot failed (run.sh exit status $rc)")
+		problems+=(--problem "$run: the boot failed (run.sh exit status $rc)")
 	fi
 	if [ ! -s "$log" ]; then
-		problems+=(--problem "preempt=$mode: no console at all")
+		problems+=(--problem "$run: no console at all")
 		touch "$log"
 	fi
 	if ! grep -q "Dynamic Preempt: $mode" "$log"; then
-		problems+=(--problem "preempt=$mode: the kernel did not switch to it")
+		problems+=(--problem "$run: the kernel did not switch to it")
 	fi
 	if ! grep -q "smp: Brought up 1 node, $cpus CPU" "$log"; then
-		problems+=(--problem "preempt=$mode: the guest did not bring up $cpus CPUs")
+		problems+=(--problem "$run: the guest did not bring up $cpus CPUs")
 	fi
 
 	# The boot-time KUnit document, and the selftests' document after /init.
@@ -63,12 +78,13 @@ for mode in ${PREEMPT_MODES:-none full}; do
 		out=$obj/check-$mode-$part.parsed
 		if python3 "$src/tools/testing/kunit/kunit.py" parse \
 			"$obj/check-$mode-$part.log" > "$out" 2>&1; then
-			echo "check: kunit.py parse (preempt=$mode, $part): $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')"
+			echo "check: kunit.py parse ($run, $part): $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')"
 		else
-			problems+=(--problem "kunit.py parse (preempt=$mode, $part) failed: $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')")
+			problems+=(--problem "kunit.py parse ($run, $part) failed: $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')")
 		fi
 	done
-	runs+=("preempt-$mode=$log")
+	args+=("$kernel/preempt-$mode=$log")
+done
 done
 
-python3 "$T/ktap.py" "${runs[@]}" --expect "$expect" "${cases[@]}" "${problems[@]}"
+python3 "$T/ktap.py" "${args[@]}" "${problems[@]}"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarise a test console: the KTAP documents in it and any kernel splat.
 
-    ktap.py [LABEL=]<console.log>... [--expect FILE] [--cases-from SRC]...
-            [--problem TEXT]...
+    ktap.py [--expect FILE] [--cases-from SRC]... [LABEL=]<console.log>...
+            [--expect FILE2 ...] [--problem TEXT]...
 
 Prints one line per leaf test (ok / FAIL / SKIP), the cases listed in the
 expectations file that did not run ("not built"), the splats found, and last
@@ -18,8 +18,10 @@ The expectations file has lines "require <suite>[/<case>]" (it must
 report), "optional <suite>/<case>" (reported as not built when absent) and
 "skip-ok <suite>/<case>" (it may report SKIP; a comment says why).  Every
 --cases-from is a KUnit source file: each case of each suite defined there
-is required, so the list cannot fall behind the suites.  Each --problem is
-one more failure found by the caller.
+is required, so the list cannot fall behind the suites.  Both apply to the
+consoles after them; a new --expect starts a new group (another kernel,
+other suites built).  Each --problem is one more failure found by the
+caller.
 """
 import re
 import sys
@@ -179,25 +181,30 @@ def judge(path, prefix, wants, problems):
 
 
 def main():
+    # Options apply to the consoles that follow them: each --expect starts
+    # a new group (one kernel) with its own expectations and KUnit sources.
     args = sys.argv[1:]
-    expect = None
-    problems, cases_from = [], []
-    if '--expect' in args:
-        i = args.index('--expect')
-        expect = args[i + 1]
-        del args[i:i + 2]
-    while '--cases-from' in args:
-        i = args.index('--cases-from')
-        cases_from.append(args[i + 1])
-        del args[i:i + 2]
-    while '--problem' in args:
-        i = args.index('--problem')
-        problems.append(args[i + 1])
-        del args[i:i + 2]
-    wants = read_expect(expect, cases_from)
+    problems, runs = [], []
+    expect, cases_from = None, []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == '--expect':
+            expect, cases_from = args[i + 1], []
+            i += 2
+        elif a == '--cases-from':
+            cases_from.append(args[i + 1])
+            i += 2
+        elif a == '--problem':
+            problems.append(args[i + 1])
+            i += 2
+        else:
+            runs.append((a, expect, list(cases_from)))
+            i += 1
     passed = failed = skipped = 0
-    for arg in args:
+    for arg, exp, srcs in runs:
         label, path = arg.split('=', 1) if '=' in arg else ('', arg)
+        wants = read_expect(exp, srcs)
         p, f, k = judge(path, label + '/' if label else '', wants, problems)
         passed, failed, skipped = passed + p, failed + f, skipped + k
 

@@ -21,7 +21,7 @@ install -m 755 "$top/tools/testing/kprobes/init" "$root/init"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 scripts=${SCRIPTS:-$src/tools/testing/selftests/kprobes}
-find "$obj/samples/kprobes" "$obj/selftest-modules" \
+find "$obj/samples/kprobes" "$obj/samples/livepatch" "$obj/selftest-modules" \
 	-name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
 cp "$scripts"/*.sh "$root/kselftest/kprobes/"
 cp "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/kselftest/kprobes/"

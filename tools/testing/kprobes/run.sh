@@ -7,17 +7,19 @@
 #   QEMU_EXTRA  more QEMU options (make bench adds -icount)
 #   TIMEOUT     seconds before the machine is stopped (default 900)
 #   CPUS        vCPUs (default 2)
+#   KERNEL, OBJ which kernel (kernels.sh; default: test, build/obj)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
-obj=${OBJ:-$BUILD/obj}
+. "$top/tools/testing/kprobes/kernels.sh"
+obj=${OBJ:-$(kernel_obj "${KERNEL:-test}")}
 mode=$1
 log=${2:-}
 shift $(( $# > 1 ? 2 : 1 ))
 
 initrd=$obj/initramfs.cpio
-"$top/tools/testing/kprobes/mkinitramfs.sh" "$initrd"
+OBJ="$obj" "$top/tools/testing/kprobes/mkinitramfs.sh" "$initrd"
 
 cmd=(qemu-system-x86_64 -accel tcg -cpu max -smp "${CPUS:-2}" -m 1024
      -nographic -no-reboot -kernel "$obj/arch/x86/boot/bzImage"

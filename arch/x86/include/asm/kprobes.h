@@ -57,6 +57,7 @@ enum kprobe_insn_kind {
 	KPROBE_INSN_RET,	/* ret, ret imm16: emulated */
 	KPROBE_INSN_CALL_IND,	/* call *r/m: emulated */
 	KPROBE_INSN_JMP_IND,	/* jmp *r/m: emulated */
+	KPROBE_INSN_SKIP,	/* ftrace's call site: skipped, ftrace ran */
 };
 
 /* The arch's view of a probed instruction (struct kprobe_site.ainsn). */

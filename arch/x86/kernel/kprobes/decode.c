@@ -339,6 +339,24 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 }
 
 /**
+ * arch_prepare_kprobe_ftrace_site() - prepare a site at an ftrace location
+ * @site: a new site at the fentry call of a function
+ *
+ * ftrace reaches its handlers (ftrace.c), so nothing is copied.  Only a
+ * jprobe comes back through the int3 path, which then skips the call:
+ * ftrace has already called every ops of the function on the way in.
+ *
+ * Return: 0.
+ */
+int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site)
+{
+	site->ainsn.kind = KPROBE_INSN_SKIP;
+	site->ainsn.len = CALL_INSN_SIZE;	/* the call to __fentry__ */
+	site->opcode = *site->addr;
+	return 0;
+}
+
+/**
  * arch_remove_kprobe_site() - release what arch_prepare_kprobe_site() took
  * @site: a site no CPU or task can be in any more (an RCU Tasks grace
  *        period has passed, register.c)

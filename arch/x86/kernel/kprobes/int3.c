@@ -126,6 +126,9 @@ static bool __kprobes emulate(struct kprobe_site *site, struct pt_regs *regs)
 			return false;
 		int3_emulate_jmp(regs, to);
 		break;
+	case KPROBE_INSN_SKIP:
+		int3_emulate_jmp(regs, next);
+		break;
 	default:
 		return false;
 	}

@@ -7,6 +7,7 @@
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>
+#include <asm/nospec-branch.h>
 
 	.text
 
@@ -80,6 +81,7 @@ SYM_FUNC_END(kpt_jcc32)
 /* long kpt_ret(void): 5; the probed instruction is the ret */
 SYM_FUNC_START(kpt_ret)
 	mov	$5, %eax
+	ANNOTATE_UNRET_SAFE	/* the raw form is what is under test */
 .Lret:	ret
 	int3
 SYM_FUNC_END(kpt_ret)
@@ -97,6 +99,7 @@ SYM_FUNC_END(kpt_push_pop)
 SYM_FUNC_START(kpt_call_reg)
 	push	%rbp
 	mov	%rsp, %rbp
+	ANNOTATE_RETPOLINE_SAFE	/* test only: the raw form is under test */
 .Lcallr: call	*%rdi
 	add	$1, %rax
 	pop	%rbp
@@ -108,6 +111,7 @@ SYM_FUNC_START(kpt_call_mem)
 	push	%rbp
 	mov	%rsp, %rbp
 	sub	$8, %rdi
+	ANNOTATE_RETPOLINE_SAFE
 .Lcallm: call	*8(%rdi)
 	add	$1, %rax
 	pop	%rbp
@@ -142,6 +146,7 @@ SYM_FUNC_END(kpt_jrcxz)
 
 /* long kpt_jmp_reg(long (*fn)(void)): fn(), as a tail call through %rdi */
 SYM_FUNC_START(kpt_jmp_reg)
+	ANNOTATE_RETPOLINE_SAFE
 .Ljmpr:	jmp	*%rdi
 SYM_FUNC_END(kpt_jmp_reg)
 

@@ -47,9 +47,15 @@ SYM_CODE_START(__kretprobe_trampoline)
 	KPROBE_POP_GPRS
 	/* orig_ax, ip, cs: nothing to restore; flags: restore; sp, ss: drop. */
 	addq	$3*8, %rsp
+	/*
+	 * The function's own return already left the call depth count as
+	 * its caller expects; this second return, to the same caller, is
+	 * not matched by a call: account one (this clobbers arithmetic
+	 * flags, so before popfq).  The return goes through the return
+	 * thunk, as every return of the kernel does.
+	 */
+	CALL_DEPTH_ACCOUNT
 	popfq
 	addq	$2*8, %rsp
-	ANNOTATE_UNRET_SAFE
-	ret
-	int3
+	RET
 SYM_CODE_END(__kretprobe_trampoline)

@@ -38,6 +38,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
+#include <asm/alternative.h>
 #include <asm/nospec-branch.h>
 #include <asm/text-patching.h>
 
@@ -274,6 +275,12 @@ static int put_head(u8 *d, unsigned long at, struct kprobe_site *site,
 	size_t ip = kprobe_detour_template_ip - kprobe_detour_template;
 	u64 site_ptr = (unsigned long)site;
 	s32 ip32 = regs_ip;
+
+	/*
+	 * With call depth tracking, a call must go through the callee's
+	 * accounting thunk, or its return unbalances the count.
+	 */
+	callback = callthunks_translate_call_dest(callback);
 
 	if ((long)ip32 != (long)regs_ip ||
 	    !rel32_reaches(at + call + 4, (unsigned long)callback))

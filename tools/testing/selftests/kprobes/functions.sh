@@ -9,6 +9,15 @@
 MODDIR=${KPROBES_MODDIR:-/lib/modules/kprobes}
 DEBUGFS=/sys/kernel/debug/kprobes
 
+# On a kernel with the function tracer a function's entry is its fentry
+# call, and a probe there is reached through ftrace: its list line ends
+# in " [FTRACE]" (ENTRY_STATE, a grep -E pattern).  Elsewhere nothing.
+if grep -qw __fentry__ /proc/kallsyms; then
+	ENTRY_STATE=' \[FTRACE\]'
+else
+	ENTRY_STATE=
+fi
+
 # check <description> <command...>: one KTAP result from a command's status.
 check() {
 	desc=$1

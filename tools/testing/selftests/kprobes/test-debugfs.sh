@@ -22,7 +22,10 @@ set -- $line
 check "list: a 16-digit address" sh -c "echo $1 | grep -qE '^[0-9a-f]{16}\$'"
 check "list: type k" [ "$2" = k ]
 check "list: symbol+offset" sh -c "echo $3 | grep -qE '^kernel_clone\+0x[0-9a-f]+\$'"
-check "list: no module, no state for a plain armed probe" [ $# -eq 3 ]
+# At the entry, with ftrace, the one state is [FTRACE].
+want="$1 $2 $3"
+[ -n "$ENTRY_STATE" ] && want="$want [FTRACE]"
+check "list: no module, no state for a plain armed probe" [ "$*" = "$want" ]
 
 check "enabled reads 1" [ "$(cat $DEBUGFS/enabled)" = 1 ]
 echo 0 > $DEBUGFS/enabled
@@ -41,10 +44,11 @@ rmmod kprobe_example
 # The list's other types and states.
 insmod "$MODDIR/kretprobe_example.ko"
 check "list: type r for a kretprobe" \
-	grep -qE '  r  kernel_clone\+0x[0-9a-f]+( \[OPTIMIZED\])?$' $DEBUGFS/list
+	grep -qE "  r  kernel_clone\+0x[0-9a-f]+( \[OPTIMIZED\])?$ENTRY_STATE\$" $DEBUGFS/list
 rmmod kretprobe_example
 insmod "$MODDIR/jprobe_example.ko"
-check "list: type j for a jprobe" grep -q '  j  kernel_clone+0x[0-9a-f]*$' $DEBUGFS/list
+check "list: type j for a jprobe" \
+	grep -qE "  j  kernel_clone\+0x[0-9a-f]*$ENTRY_STATE\$" $DEBUGFS/list
 rmmod jprobe_example
 insmod "$MODDIR/kprobes_target.ko" probe_sym=int_sqrt sym_disabled=1
 check "list: a probe registered disabled is [DISABLED]" \

@@ -20,7 +20,8 @@ check "probe on a module function by name" \
 	insmod "$MODDIR/kprobe_example.ko" symbol=kprobes_target_func
 cat /sys/kernel/debug/kprobes_target/call > /dev/null
 check "the probe fires" log_has "kprobes_target_func pre_handler"
-check "list shows the module" grep -q 'kprobes_target_func+0x[0-9a-f]* \[kprobes_target\]$' $DEBUGFS/list
+check "list shows the module" \
+	grep -qE "kprobes_target_func\+0x[0-9a-f]* \[kprobes_target\]$ENTRY_STATE\$" $DEBUGFS/list
 check "the module unloads with a probe in it" rmmod kprobes_target
 check "list shows the probe GONE" grep -q ' k .*\[GONE\]' $DEBUGFS/list
 check "a gone probe unregisters" rmmod kprobe_example

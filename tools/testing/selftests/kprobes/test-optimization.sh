@@ -48,7 +48,9 @@ echo 0 > $DEBUGFS/enabled
 check "enabled 0: not OPTIMIZED" not_optimized
 echo 1 > $DEBUGFS/enabled
 check "enabled 1: OPTIMIZED again" settles_optimized
-insmod "$MODDIR/kprobe_example.ko" symbol=$SYM
+# At the same place: past the fentry call on a kernel with ftrace.
+off=$(grep -o " $SYM+0x[0-9a-f]*" $DEBUGFS/list | head -n1 | sed 's/.*+//')
+insmod "$MODDIR/kprobe_example.ko" symbol=$SYM offset=$((off))
 check "a post_handler probe joins: not OPTIMIZED" not_optimized
 rmmod kprobe_example
 check "it leaves: OPTIMIZED again" settles_optimized

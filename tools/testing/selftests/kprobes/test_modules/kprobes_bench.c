@@ -29,6 +29,7 @@
 #include <linux/delay.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <asm/text-patching.h>
 
 static char *cases = "optwait,opt,post,two,kretprobe,jprobe,register,batch";
 module_param(cases, charp, 0444);
@@ -183,6 +184,19 @@ static void bench_time_to_optimized(void)
 	if (register_kprobe(&a)) {
 		pr_info("kpbench: time_to_optimized n/a register failed\n");
 		return;
+	}
+	if (kprobe_ftrace(&a)) {
+		/* Reached through ftrace: the next instruction can jump. */
+		kprobe_opcode_t *next = a.addr + CALL_INSN_SIZE;
+
+		unregister_kprobe(&a);
+		memset(&a, 0, sizeof(a));
+		a.addr = next;
+		a.pre_handler = nop_pre;
+		if (register_kprobe(&a)) {
+			pr_info("kpbench: time_to_optimized n/a register failed\n");
+			return;
+		}
 	}
 	if (wait_optimized(&a, &ns))
 		pr_info("kpbench: time_to_optimized %llu ns\n", ns);

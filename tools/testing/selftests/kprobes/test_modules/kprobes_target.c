@@ -25,6 +25,7 @@
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <asm/text-patching.h>
 
 static char *probe_sym;
 module_param(probe_sym, charp, 0400);
@@ -155,6 +156,32 @@ static struct kprobe sym_kp = { .pre_handler = sym_pre };
 
 static struct dentry *dir;
 
+/*
+ * The probe_sym probe, on the symbol's first instruction of its own: on a
+ * kernel with ftrace that is the one after the fentry call, which a probe
+ * at the entry would reach through ftrace, never jump-optimized.
+ */
+static int register_sym_probe(void)
+{
+	kprobe_opcode_t *addr;
+	int ret;
+
+	sym_kp.symbol_name = probe_sym;
+	if (sym_disabled)
+		sym_kp.flags = KPROBE_FLAG_DISABLED;
+	ret = register_kprobe(&sym_kp);
+	if (ret || !kprobe_ftrace(&sym_kp))
+		return ret;
+	addr = sym_kp.addr;
+	unregister_kprobe(&sym_kp);
+	memset(&sym_kp, 0, sizeof(sym_kp));
+	sym_kp.pre_handler = sym_pre;
+	sym_kp.addr = addr + CALL_INSN_SIZE;	/* the fentry call */
+	if (sym_disabled)
+		sym_kp.flags = KPROBE_FLAG_DISABLED;
+	return register_kprobe(&sym_kp);
+}
+
 static int __init kprobes_target_init(void)
 {
 	int ret;
@@ -180,10 +207,7 @@ static int __init kprobes_target_init(void)
 		}
 	}
 	if (probe_sym) {
-		sym_kp.symbol_name = probe_sym;
-		if (sym_disabled)
-			sym_kp.flags = KPROBE_FLAG_DISABLED;
-		ret = register_kprobe(&sym_kp);
+		ret = register_sym_probe();
 		if (ret) {
 			if (init_probe)
 				unregister_kprobe(&init_kp);

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86 part of probes at ftrace locations: the ftrace_ops handler.
+ *
+ * ftrace calls us from its trampoline at the function's fentry call, with
+ * a pt_regs (FTRACE_OPS_FL_SAVE_REGS) whose ->sp is the function's stack
+ * pointer at entry (its return address on top, as a kretprobe wants) and
+ * whose ->ip the trampoline returns to.  The handlers see what they would
+ * see at an int3 there: ->ip just past the first byte for pre_handlers,
+ * just past the five bytes for post_handlers.  Then ->ip goes back to what
+ * the trampoline had, unless a pre_handler changed it to go elsewhere.
+ *
+ * Context: whatever the probed function runs in; ftrace's recursion
+ * guard keeps preemption off across the handlers, interrupts stay as they
+ * were.  Only a jprobe needs them off beyond the handler (below).
+ */
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <asm/text-patching.h>
+
+/* A hit that finds this CPU inside Kprobes already runs no handler. */
+static bool __kprobes kprobes_busy_here(void)
+{
+	return kprobe_running() || get_kprobe_ctlblk()->depth;
+}
+
+void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *ops,
+				     struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprobe_site *site;
+	unsigned long orig_ip;
+	int bit;
+
+	if (unlikely(READ_ONCE(kprobe_ftrace_disabled)))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+
+	/* Preemption is off: an RCU reader, as removal expects (register.c). */
+	site = kprobe_site_lookup((kprobe_opcode_t *)ip);
+	if (unlikely(!site))
+		goto out;
+	if (unlikely(kprobes_busy_here())) {
+		kprobe_site_missed(site);
+		goto out;
+	}
+
+	orig_ip = instruction_pointer(regs);
+	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
+	if (kprobe_site_pre_handlers(site, regs)) {
+		/*
+		 * A handler sent the CPU elsewhere.  A jprobe's handler is
+		 * about to run as this CPU's current probe, on per-CPU state
+		 * that must still be this CPU's when it traps back: it runs
+		 * with interrupts off (jprobe_setjmp() cleared IF in regs),
+		 * and they must already be off on the way out of ftrace,
+		 * where preemption comes back on.
+		 */
+		if (kprobe_running())
+			raw_local_irq_disable();
+		goto out;
+	}
+	if (READ_ONCE(site->posted)) {
+		instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
+		kprobe_site_post_handlers(site, regs);
+	} else {
+		reset_current_kprobe();
+	}
+	instruction_pointer_set(regs, orig_ip);
+out:
+	ftrace_test_recursion_unlock(bit);
+}

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for probes at ftrace locations (kernels with
+ * CONFIG_KPROBES_ON_FTRACE): a probe at a function's entry is reached
+ * through ftrace, never through an int3 on the fentry call, and behaves
+ * as any other probe: handlers with the int3 conventions for regs->ip,
+ * kretprobes, jprobes, redirection by a pre_handler, several probes at
+ * one address, enable/disable and the global switch, and arming and
+ * disarming while the other CPU calls the function.
+ *
+ * The targets are C functions of this file, so they begin with the
+ * compiler's fentry call (after ENDBR64 on an IBT kernel).  They are
+ * called through volatile pointers: no call is inlined or specialised.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+
+#include "kprobes_kunit.h"
+
+static noinline long kpft_target(long x)
+{
+	asm volatile("" : "+r" (x));
+	return 3 * x + 1;
+}
+
+static noinline long kpft_other(long x)
+{
+	asm volatile("" : "+r" (x));
+	return x + 100;
+}
+
+static long (* volatile kpft_fn)(long) = kpft_target;
+static long (* volatile kpft_other_fn)(long) = kpft_other;
+
+/* The probe address of kpft_target: its fentry call, which must be one. */
+static kprobe_opcode_t *target_entry(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)kpft_fn };
+	kprobe_opcode_t *addr;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	addr = kp.addr;
+	unregister_kprobe(&kp);
+	KUNIT_ASSERT_EQ(test, ftrace_location((unsigned long)addr),
+			(unsigned long)addr);
+	return addr;
+}
+
+static atomic_t pre_hits, post_hits;
+static unsigned long pre_ip, post_ip, pre_arg;
+
+static int count_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&pre_hits);
+	pre_ip = regs->ip;
+	pre_arg = regs->di;
+	return 0;
+}
+
+static void count_post(struct kprobe *p, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	atomic_inc(&post_hits);
+	post_ip = regs->ip;
+}
+
+static void reset_counts(void)
+{
+	atomic_set(&pre_hits, 0);
+	atomic_set(&post_hits, 0);
+	pre_ip = post_ip = pre_arg = 0;
+}
+
+/*
+ * The probe is [FTRACE], the text at its address is still ftrace's (no
+ * int3), and the handlers see the int3 conventions: ip one past the
+ * probe address before, past the five-byte call after.
+ */
+static void entry_probe_goes_through_ftrace(struct kunit *test)
+{
+	kprobe_opcode_t *addr = target_entry(test);
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.pre_handler = count_pre,
+		.post_handler = count_post,
+	};
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kp.addr, addr);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&kp));
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+	KUNIT_EXPECT_NE(test, *addr, (kprobe_opcode_t)INT3_INSN_OPCODE);
+
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&post_hits), 1);
+	KUNIT_EXPECT_EQ(test, pre_ip, (unsigned long)addr + INT3_INSN_SIZE);
+	KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)addr + CALL_INSN_SIZE);
+	KUNIT_EXPECT_EQ(test, pre_arg, 5);
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, kpft_fn(6), 19);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 1);
+	KUNIT_EXPECT_NE(test, *addr, (kprobe_opcode_t)INT3_INSN_OPCODE);
+}
+
+static atomic_t ret_hits, entry_hits;
+static long ret_value;
+
+static int ret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	*(long *)ri->data = regs->di;
+	atomic_inc(&entry_hits);
+	return 0;
+}
+
+static int ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (*(long *)ri->data == 7)
+		ret_value = regs_return_value(regs);
+	atomic_inc(&ret_hits);
+	return 0;
+}
+
+/* A kretprobe at the entry: through ftrace, sees the argument and the result. */
+static void kretprobe_at_ftrace_entry(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpft_fn,
+		.entry_handler = ret_entry,
+		.handler = ret_handler,
+		.data_size = sizeof(long),
+	};
+
+	atomic_set(&ret_hits, 0);
+	atomic_set(&entry_hits, 0);
+	ret_value = 0;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&rp.kp));
+	KUNIT_EXPECT_EQ(test, kpft_fn(7), 22);
+	KUNIT_EXPECT_EQ(test, kpft_fn(8), 25);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&entry_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ret_hits), 2);
+	KUNIT_EXPECT_EQ(test, ret_value, 22);
+}
+
+static int redirect_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&pre_hits);
+	regs->ip = (unsigned long)kpft_other_fn;
+	return 1;
+}
+
+/*
+ * A pre_handler that changes regs->ip and returns non-zero sends the CPU
+ * there, with the arguments and stack of the call: the way fail_function
+ * and bpf_override_return() work.  No post_handler runs.
+ */
+static void pre_handler_redirects_at_ftrace_site(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.pre_handler = redirect_pre,
+		.post_handler = count_post,
+	};
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 105);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 101);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&post_hits), 0);
+}
+
+static atomic_t jhits, jirqs_on;
+static long jarg;
+
+static long jentry(long x)
+{
+	jarg = x;
+	if (!irqs_disabled())
+		atomic_inc(&jirqs_on);
+	atomic_inc(&jhits);
+	jprobe_return();
+	return 0;
+}
+
+/* A jprobe at an ftrace site: the handler gets the argument, IRQs off. */
+static void jprobe_at_ftrace_entry(struct kunit *test)
+{
+	struct jprobe jp = {
+		.kp.addr = (kprobe_opcode_t *)kpft_fn,
+		.entry = jentry,
+	};
+	int i;
+
+	atomic_set(&jhits, 0);
+	atomic_set(&jirqs_on, 0);
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&jp.kp));
+	for (i = 0; i < 100; i++)
+		if (kpft_fn(i) != 3 * i + 1)
+			break;
+	KUNIT_EXPECT_EQ(test, jarg, 99);
+	unregister_jprobe(&jp);
+	KUNIT_EXPECT_EQ(test, i, 100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&jhits), 100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&jirqs_on), 0);
+	KUNIT_EXPECT_TRUE(test, !irqs_disabled());
+}
+
+static atomic_t second_hits;
+
+static int second_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&second_hits);
+	return 0;
+}
+
+/*
+ * Two kprobes and a kretprobe at one ftrace address; each disabled and
+ * enabled alone, then all of them by the global switch (debugfs enabled).
+ */
+static void several_probes_enable_disable(struct kunit *test)
+{
+	struct kprobe a = { .addr = (kprobe_opcode_t *)kpft_fn,
+			    .pre_handler = count_pre };
+	struct kprobe b = { .addr = (kprobe_opcode_t *)kpft_fn,
+			    .pre_handler = second_pre };
+	struct kretprobe rp = { .kp.addr = (kprobe_opcode_t *)kpft_fn,
+				.handler = ret_handler,
+				.data_size = sizeof(long) };
+
+	reset_counts();
+	atomic_set(&second_hits, 0);
+	atomic_set(&ret_hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);	/* nothing armed */
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);
+	kprobes_set_armed(false);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);	/* all disarmed */
+	kprobes_set_armed(true);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);
+
+	unregister_kretprobe(&rp);
+	unregister_kprobe(&b);
+	unregister_kprobe(&a);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&second_hits), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ret_hits), 4);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 3);
+}
+
+/* The other CPU calls kpft_target without pause and checks each result. */
+static atomic_t hammer_wrong, hammer_calls;
+
+static int ftrace_hammer(void *unused)
+{
+	long i = 0;
+
+	while (!kthread_should_stop()) {
+		if (kpft_fn(i) != 3 * i + 1)
+			atomic_inc(&hammer_wrong);
+		atomic_inc(&hammer_calls);
+		i = (i + 1) & 0xffff;
+		if (!(i & 0xff))
+			schedule();
+	}
+	return 0;
+}
+
+/*
+ * Register, disable, enable and unregister probes of every kind at the
+ * ftrace site while the other CPU runs through it: every result right,
+ * no handler of a removed probe afterwards.
+ */
+static void arming_while_called(struct kunit *test)
+{
+	struct task_struct *hammer;
+	struct kprobe kp;
+	struct kretprobe rp;
+	int round, cpu, hits;
+
+	reset_counts();
+	atomic_set(&ret_hits, 0);
+	atomic_set(&hammer_wrong, 0);
+	atomic_set(&hammer_calls, 0);
+	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-ftrace-hammer", &cpu);
+
+	for (round = 0; round < 60; round++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = (kprobe_opcode_t *)kpft_fn;
+		kp.pre_handler = count_pre;
+		memset(&rp, 0, sizeof(rp));
+		rp.kp.addr = (kprobe_opcode_t *)kpft_fn;
+		rp.handler = ret_handler;
+		rp.data_size = sizeof(long);
+		if (register_kprobe(&kp))
+			break;
+		if (register_kretprobe(&rp)) {
+			unregister_kprobe(&kp);
+			break;
+		}
+		udelay(200);
+		disable_kprobe(&kp);
+		udelay(100);
+		enable_kprobe(&kp);
+		udelay(100);
+		unregister_kretprobe(&rp);
+		unregister_kprobe(&kp);
+		hits = atomic_read(&pre_hits);
+		udelay(100);
+		KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), hits);
+	}
+	kthread_stop(hammer);
+
+	KUNIT_EXPECT_EQ(test, round, 60);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&pre_hits), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&ret_hits), 0);
+	kunit_info(test, "%d calls, %d kprobe and %d kretprobe hits on CPU%d\n",
+		   atomic_read(&hammer_calls), atomic_read(&pre_hits),
+		   atomic_read(&ret_hits), cpu);
+}
+
+/* Inside the fentry call there is no instruction: refused, as upstream. */
+static void inside_fentry_call_refused(struct kunit *test)
+{
+	kprobe_opcode_t *addr = target_entry(test);
+	struct kprobe kp = { .addr = addr + 1, .pre_handler = count_pre };
+
+	KUNIT_EXPECT_LT(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(2), 7);
+}
+
+static struct kunit_case kprobes_ftrace_cases[] = {
+	KUNIT_CASE(entry_probe_goes_through_ftrace),
+	KUNIT_CASE(kretprobe_at_ftrace_entry),
+	KUNIT_CASE(pre_handler_redirects_at_ftrace_site),
+	KUNIT_CASE(jprobe_at_ftrace_entry),
+	KUNIT_CASE(several_probes_enable_disable),
+	KUNIT_CASE(inside_fentry_call_refused),
+	KUNIT_CASE_SLOW(arming_while_called),
+	{}
+};
+
+static struct kunit_suite kprobes_ftrace_suite = {
+	.name = "kprobes_ftrace",
+	.test_cases = kprobes_ftrace_cases,
+};
+kunit_test_suite(kprobes_ftrace_suite);

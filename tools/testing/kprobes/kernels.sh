@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernels make check builds and boots, by name (sourced by build.sh
+# and check.sh; $BUILD is set):
+#   test     tinyconfig + configs/test.config + kunit.config   build/obj
+#   tracing  the same + configs/tracing.config (ftrace, kprobe events,
+#            perf, BPF, livepatch, the CPU mitigations)        build/obj-tracing
+#   debug    the tracing kernel + configs/debug.config (lockdep, RCU and
+#            list debugging; make check DEBUG=1)               build/obj-debug
+
+kernel_obj() {
+	case "$1" in
+	test) echo "$BUILD/obj" ;;
+	*) echo "$BUILD/obj-$1" ;;
+	esac
+}
+
+kernel_configs() {
+	case "$1" in
+	test) echo "test kunit" ;;
+	tracing) echo "test kunit tracing" ;;
+	debug) echo "test kunit tracing debug" ;;
+	*) echo "kernels.sh: no kernel named $1" >&2; return 1 ;;
+	esac
+}

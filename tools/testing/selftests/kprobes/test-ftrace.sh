@@ -1,0 +1,173 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Probes at a function's entry share the function with ftrace: a kprobe
+# event there goes through ftrace ([FTRACE] in the list), and the function
+# tracer, function_graph and a livepatch work on the same function in
+# either order of arming, each counting its own hits, with no WARNING and
+# ftrace still alive at the end.  Kernels without the function tracer
+# skip the whole script (exit 4).
+
+. "$(dirname "$0")/functions.sh"
+
+ktap_print_header
+TR=/sys/kernel/tracing
+[ -e "$TR/available_tracers" ] || mount -t tracefs tracefs "$TR" 2>/dev/null
+if ! grep -qw function "$TR/available_tracers" 2>/dev/null; then
+	ktap_skip_all "no function tracer in this kernel"
+	exit 4
+fi
+ktap_set_plan 30
+
+FORKS=20
+forks() {
+	i=0
+	while [ $i -lt $FORKS ]; do
+		/bin/busybox true
+		i=$((i + 1))
+	done
+}
+
+# hits <event>: the event's hit count from kprobe_profile.
+hits() {
+	awk -v e="$1" '$1 == e { print $2 }' "$TR/kprobe_profile"
+}
+
+# traced <function>: lines of the trace buffer that name the function.
+traced() {
+	grep -c "$1" "$TR/trace"
+}
+
+probe_on() {
+	echo "$1" >> "$TR/kprobe_events" &&
+		echo 1 > "$TR/events/kprobes/$2/enable"
+}
+
+probe_off() {
+	echo 0 > "$TR/events/kprobes/$1/enable" &&
+		echo "-:$1" >> "$TR/kprobe_events"
+}
+
+tracer_on() {	# tracer_on <tracer> <function>
+	echo "$2" > "$TR/set_ftrace_filter" &&
+		echo > "$TR/trace" &&
+		echo "$1" > "$TR/current_tracer"
+}
+
+tracer_off() {
+	echo nop > "$TR/current_tracer" && echo > "$TR/set_ftrace_filter"
+}
+
+clear_log
+
+# A kprobe at kernel_clone's entry is reached through ftrace.
+check "p:kpt_clone kernel_clone is accepted" \
+	probe_on "p:kpt_clone kernel_clone" kpt_clone
+check "the list shows it [FTRACE], not optimized" \
+	sh -c "grep 'kernel_clone+0x' $DEBUGFS/list | grep -F '[FTRACE]' | grep -vq OPTIMIZED"
+h0=$(hits kpt_clone)
+forks
+h1=$(hits kpt_clone)
+check "it counts every fork ($h0 -> $h1)" [ $((h1 - h0)) -ge $FORKS ]
+
+# Order 1: the probe first, then the function tracer on the same function.
+check "function tracer on kernel_clone after the probe" \
+	tracer_on function kernel_clone
+forks
+h2=$(hits kpt_clone)
+t=$(traced kernel_clone)
+check "the tracer sees every fork ($t lines)" [ "$t" -ge $FORKS ]
+check "the probe still counts them ($h1 -> $h2)" [ $((h2 - h1)) -ge $FORKS ]
+check "the probe goes while the tracer stays" probe_off kpt_clone
+echo > "$TR/trace"
+forks
+t=$(traced kernel_clone)
+check "the tracer still works after the probe went ($t lines)" [ "$t" -ge $FORKS ]
+check "the tracer goes" tracer_off
+
+# Order 2: the function tracer first, then the probe.
+check "function tracer on kernel_clone before the probe" \
+	tracer_on function kernel_clone
+check "p:kpt_clone kernel_clone joins it" \
+	probe_on "p:kpt_clone kernel_clone" kpt_clone
+h0=$(hits kpt_clone)
+forks
+h1=$(hits kpt_clone)
+t=$(traced kernel_clone)
+check "the tracer sees every fork ($t lines)" [ "$t" -ge $FORKS ]
+check "the probe counts every fork ($h0 -> $h1)" [ $((h1 - h0)) -ge $FORKS ]
+check "the tracer goes while the probe stays" tracer_off
+forks
+h2=$(hits kpt_clone)
+check "the probe still counts after the tracer went ($h1 -> $h2)" \
+	[ $((h2 - h1)) -ge $FORKS ]
+check "the probe goes" probe_off kpt_clone
+
+# function_graph and a return probe on the same entry, both orders.
+check "r:kpt_clone_ret kernel_clone, then function_graph" \
+	probe_on 'r:kpt_clone_ret kernel_clone ret=$retval' kpt_clone_ret
+tracer_on function_graph kernel_clone
+h0=$(hits kpt_clone_ret)
+echo > "$TR/trace"
+forks
+h1=$(hits kpt_clone_ret)
+t=$(traced kernel_clone)
+check "function_graph sees every fork ($t lines)" [ "$t" -ge $FORKS ]
+check "the return probe fires on every return ($h0 -> $h1)" \
+	[ $((h1 - h0)) -ge $FORKS ]
+check "the return values are pids" \
+	sh -c "grep 'kpt_clone_ret:' $TR/trace | grep -q 'ret=0x[1-9a-f]'"
+tracer_off
+probe_off kpt_clone_ret
+
+# A livepatch of cmdline_proc_show() and a probe on it, both orders.
+LP=$MODDIR/livepatch-sample.ko
+lp_off() {
+	echo 0 > /sys/kernel/livepatch/livepatch_sample/enabled || return 1
+	waited=0
+	while [ -d /sys/kernel/livepatch/livepatch_sample ] &&
+	      [ "$(cat /sys/kernel/livepatch/livepatch_sample/transition 2>/dev/null)" = 1 ]; do
+		waited=$((waited + 1))
+		[ $waited -gt 300 ] && return 1
+		sleep 0.1
+	done
+	rmmod livepatch_sample
+}
+patched() {
+	grep -q "this has been live patched" /proc/cmdline
+}
+cmdline_hits() {	# cat /proc/cmdline 5 times; the probe's new hits
+	a=$(hits kpt_cmdline)
+	for i in 1 2 3 4 5; do cat /proc/cmdline > /dev/null; done
+	echo $(( $(hits kpt_cmdline) - a ))
+}
+check "p:kpt_cmdline cmdline_proc_show, then the livepatch sample" \
+	sh -c "echo 'p:kpt_cmdline cmdline_proc_show' >> $TR/kprobe_events &&
+	       echo 1 > $TR/events/kprobes/kpt_cmdline/enable && insmod $LP"
+check "the function is patched" patched
+n=$(cmdline_hits)
+check "the probe counts the patched calls ($n)" [ "$n" -ge 5 ]
+check "the livepatch goes, the probe stays" lp_off
+n=$(cmdline_hits)
+check "the probe counts the original calls ($n)" \
+	sh -c "[ $n -ge 5 ] && ! grep -q 'live patched' /proc/cmdline"
+check "the livepatch sample again, over the probed function" \
+	sh -c "insmod $LP && grep -q 'live patched' /proc/cmdline"
+probe_off kpt_cmdline
+check "a probe added under the live patch counts, the patch holds" \
+	sh -c "echo 'p:kpt_cmdline cmdline_proc_show' >> $TR/kprobe_events &&
+	       echo 1 > $TR/events/kprobes/kpt_cmdline/enable &&
+	       grep -q 'live patched' /proc/cmdline"
+n=$(cmdline_hits)
+probe_off kpt_cmdline
+lp_off
+check "the probe under the patch counted ($n), all is undone" \
+	sh -c "[ $n -ge 5 ] && ! grep -q 'live patched' /proc/cmdline &&
+	       ! grep -q cmdline_proc_show $DEBUGFS/list"
+
+check "the kernel log has no warning, oops or ftrace failure" \
+	sh -c "! dmesg | grep -E 'WARNING|Oops|BUG:|ftrace faulted|ftrace failed'"
+check "ftrace is alive: set_ftrace_filter still takes a function" \
+	sh -c "echo kernel_clone > $TR/set_ftrace_filter && echo > $TR/set_ftrace_filter"
+
+ktap_finished
