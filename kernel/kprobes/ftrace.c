@@ -25,19 +25,6 @@
 
 #include "internal.h"
 
-/* Set when ftrace shuts down after an error: the handler then does nothing. */
-bool kprobe_ftrace_disabled;
-
-/**
- * kprobe_ftrace_kill() - ftrace is shutting down, stop reaching probes
- *
- * Called by ftrace_kill() in any context.
- */
-void kprobe_ftrace_kill(void)
-{
-	WRITE_ONCE(kprobe_ftrace_disabled, true);
-}
-
 /**
  * kprobe_ftrace_place() - is an address ftrace's to patch
  * @addr: where a new site would go
@@ -59,6 +46,19 @@ int kprobe_ftrace_place(kprobe_opcode_t *addr)
 }
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
+/* Set when ftrace shuts down after an error: the handler then does nothing. */
+bool kprobe_ftrace_disabled;
+
+/**
+ * kprobe_ftrace_kill() - ftrace is shutting down, stop reaching probes
+ *
+ * Called by ftrace_kill() in any context.
+ */
+void kprobe_ftrace_kill(void)
+{
+	WRITE_ONCE(kprobe_ftrace_disabled, true);
+}
+
 /*
  * SAVE_REGS: the handlers get a whole pt_regs, and a pre_handler that
  * changes regs->ip sends the CPU there.  Not IPMODIFY: that would make
