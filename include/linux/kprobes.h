@@ -216,9 +216,29 @@ struct kprobe_site {
 	bool			gone;		/* the text itself is gone */
 	/* An ftrace location: reached through ftrace, never patched (ftrace.c). */
 	bool			ftrace;
-	bool			ftrace_armed;	/* in our ftrace filter; kprobe_mutex */
+	bool			ftrace_ipmodify; /* wants the IPMODIFY ops (a jprobe) */
+	u8			ftrace_in;	/* KPROBE_FTRACE_IN_*: the ops it is in */
 	struct list_head	all;		/* kprobe_sites, kprobe_mutex */
 };
+
+/*
+ * The ftrace_ops a site's address is in (kernel/kprobes/ftrace.c); written
+ * under kprobe_mutex, read by the ftrace handler, which acts for a site
+ * through one ops only: the IPMODIFY one while the site is in it, else
+ * the plain one.
+ */
+#define KPROBE_FTRACE_IN_PLAIN		1
+#define KPROBE_FTRACE_IN_IPMODIFY	2
+
+static inline bool kprobe_ftrace_ops_acts(struct kprobe_site *site,
+					  bool ipmodify_ops)
+{
+	u8 in = READ_ONCE(site->ftrace_in);
+
+	if (ipmodify_ops)
+		return in & KPROBE_FTRACE_IN_IPMODIFY;
+	return in == KPROBE_FTRACE_IN_PLAIN;
+}
 
 /*
  * ->in_flux follows ->opt and ->jumped, which kprobe_mutex guards, for the
@@ -354,7 +374,7 @@ void arch_remove_kprobe_site(struct kprobe_site *site);
 /* For in-kernel tests: the optimizer and the knobs of debugfs and sysctl. */
 void kprobe_optimizer_flush(void);
 void kprobes_set_optimization(bool on);
-void kprobes_set_armed(bool on);
+int kprobes_set_armed(bool on);
 void arch_kprobe_poke_sites(struct list_head *queue);
 void arch_optimize_sites(struct list_head *sites);
 void arch_unoptimize_sites(struct list_head *sites);

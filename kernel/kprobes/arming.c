@@ -15,6 +15,14 @@
 /* Sites whose text byte is not yet what ->armed asks for; kprobe_mutex. */
 static LIST_HEAD(pending_sites);
 
+/* Queue @site for the next commit (once). */
+void kprobe_site_queue(struct kprobe_site *site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (list_empty(&site->poke))
+		list_add_tail(&site->poke, &pending_sites);
+}
+
 /* Ask for int3 (@armed) or the original byte at @site. */
 void kprobe_site_set_armed(struct kprobe_site *site, bool armed)
 {
@@ -22,8 +30,7 @@ void kprobe_site_set_armed(struct kprobe_site *site, bool armed)
 	if (site->armed == armed)
 		return;
 	site->armed = armed;
-	if (list_empty(&site->poke))
-		list_add_tail(&site->poke, &pending_sites);
+	kprobe_site_queue(site);
 }
 
 /* The text of @site is gone: whatever it wanted is never written. */

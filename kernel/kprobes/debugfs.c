@@ -91,6 +91,7 @@ static ssize_t enabled_write(struct file *file, const char __user *buf,
 			     size_t count, loff_t *ppos)
 {
 	char s[2] = {};
+	int ret;
 
 	if (count < 1 || count > 2)
 		return -EINVAL;
@@ -98,8 +99,8 @@ static ssize_t enabled_write(struct file *file, const char __user *buf,
 		return -EFAULT;
 	if ((s[0] != '0' && s[0] != '1') || (count == 2 && s[1] != '\n'))
 		return -EINVAL;
-	kprobes_set_armed(s[0] == '1');
-	return count;
+	ret = kprobes_set_armed(s[0] == '1');
+	return ret ? ret : count;
 }
 
 static const struct file_operations enabled_fops = {

@@ -8,13 +8,14 @@
  * ours there would make that verification fail and ftrace shut itself
  * down; a jmp of ours over it would be overwritten.  So a probe at such
  * an address never touches the text.  Its site asks ftrace for the call
- * instead: one ftrace_ops of ours, with the addresses of every armed
- * ftrace site in its filter, reaches the arch's kprobe_ftrace_handler(),
- * which runs the site's handlers with a full struct pt_regs.
+ * instead: an ftrace_ops of ours (one of two, below), with the addresses
+ * of every armed ftrace site in its filter, reaches the arch's
+ * kprobe_ftrace_handler(), which runs the site's handlers with a full
+ * struct pt_regs.
  *
  * Arming and disarming go through the same queue as int3 sites
  * (arming.c); kprobe_ftrace_commit() takes the ftrace sites out of it and
- * changes the filter once per batch.  The ops is registered while its
+ * changes the filters once per batch.  An ops is registered while its
  * filter holds at least one address, and unregistered before the last
  * one leaves it: an ftrace_ops with an empty filter would trace every
  * function of the kernel.
@@ -60,92 +61,182 @@ void kprobe_ftrace_kill(void)
 }
 
 /*
- * SAVE_REGS: the handlers get a whole pt_regs, and a pre_handler that
- * changes regs->ip sends the CPU there.  Not IPMODIFY: that would make
- * every probe at a function's entry exclusive with a livepatch of it, and
- * a pre_handler that redirects is the exception.
+ * Two ops, both SAVE_REGS: the handlers get a whole pt_regs, and a
+ * pre_handler that changes regs->ip sends the CPU there.  A site is in one
+ * (struct kprobe_site.ftrace_in, KPROBE_FTRACE_IN_*):
+ *
+ *   plain     every site without a jprobe.  Not IPMODIFY, so that a
+ *             livepatch (which is) can share the function with probes.
+ *   ipmodify  sites with a jprobe.  A jprobe's handler runs in place of
+ *             the function and comes back much later: no other ops may
+ *             send the CPU elsewhere meanwhile.  ftrace lets one IPMODIFY
+ *             ops per function, so a livepatch and a jprobe on the same
+ *             function refuse each other with -EBUSY.
  */
-static struct ftrace_ops kprobe_ftrace_ops = {
-	.func	= kprobe_ftrace_handler,
-	.flags	= FTRACE_OPS_FL_SAVE_REGS,
+static struct ftrace_user {
+	struct ftrace_ops	ops;
+	unsigned int		armed;	/* addresses in its filter; kprobe_mutex */
+	u8			in;	/* its KPROBE_FTRACE_IN_* bit */
+} ftrace_users[2] = {
+	{
+		.ops.func	= kprobe_ftrace_handler,
+		.ops.flags	= FTRACE_OPS_FL_SAVE_REGS,
+		.in		= KPROBE_FTRACE_IN_PLAIN,
+	}, {
+		.ops.func	= kprobe_ftrace_handler,
+		.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+		.in		= KPROBE_FTRACE_IN_IPMODIFY,
+	},
 };
 
-/* Addresses in kprobe_ftrace_ops' filter; kprobe_mutex. */
-static unsigned int ftrace_sites_armed;
+/* Which ops a site wants: the one of its jprobe, if it has one. */
+static struct ftrace_user *wanted(struct kprobe_site *site)
+{
+	return &ftrace_users[site->ftrace_ipmodify];
+}
 
-/* Change the filter for @n addresses; the ops is registered around it. */
-static int ftrace_filter_change(unsigned long *ips, unsigned int n,
-				bool remove)
+/* Add @n addresses to @kf's filter; the ops is registered around it. */
+static int filter_add(struct ftrace_user *kf, unsigned long *ips,
+		      unsigned int n)
 {
 	int ret;
 
-	if (!n)
-		return 0;
-	if (remove) {
-		/* Never leave the ops registered with an empty filter. */
-		if (ftrace_sites_armed == n)
-			WARN_ON_ONCE(unregister_ftrace_function(&kprobe_ftrace_ops));
-		ret = ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 1, 0);
-		ftrace_sites_armed -= n;
-		return ret;
-	}
-	ret = ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 0, 0);
+	ret = ftrace_set_filter_ips(&kf->ops, ips, n, 0, 0);
 	if (ret)
 		return ret;
-	if (!ftrace_sites_armed) {
-		ret = register_ftrace_function(&kprobe_ftrace_ops);
+	if (!kf->armed) {
+		ret = register_ftrace_function(&kf->ops);
 		if (ret) {
-			ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 1, 0);
+			ftrace_set_filter_ips(&kf->ops, ips, n, 1, 0);
 			return ret;
 		}
 	}
-	ftrace_sites_armed += n;
+	kf->armed += n;
 	return 0;
 }
 
+/* Take @n addresses out of @kf's filter; they count as gone whatever ftrace says. */
+static void filter_remove(struct ftrace_user *kf, unsigned long *ips,
+			  unsigned int n)
+{
+	int ret;
+
+	/* Never leave the ops registered with an empty filter. */
+	if (kf->armed == n) {
+		ret = unregister_ftrace_function(&kf->ops);
+		/* ftrace_kill() makes every ftrace call fail: nothing to warn. */
+		WARN_ON_ONCE(ret && !READ_ONCE(kprobe_ftrace_disabled));
+	}
+	ftrace_set_filter_ips(&kf->ops, ips, n, 1, 0);
+	kf->armed -= n;
+}
+
+/* Should @site be in @kf now, and is it? */
+static bool site_wants(struct kprobe_site *site, struct ftrace_user *kf)
+{
+	return site->armed && wanted(site) == kf;
+}
+
+static bool site_in(struct kprobe_site *site, struct ftrace_user *kf)
+{
+	return site->ftrace_in & kf->in;
+}
+
 /*
- * Move the sites of @pending whose wish (->armed) differs from the filter
- * (->ftrace_armed) in or out of it: additions first, so that the ops is
- * not unregistered and registered again within one commit.
+ * Add the sites of @sites that should be in @kf and are not, @cap
+ * addresses per ftrace call.  The bit goes on after ftrace took the
+ * address: the handler acts for a site through one ops only (see
+ * kprobe_ftrace_handler()), and until then the old one still does.
+ */
+static int apply_adds(struct list_head *sites, struct ftrace_user *kf,
+		      unsigned long *ips, unsigned int cap)
+{
+	struct kprobe_site *site, *from;
+	unsigned int k;
+	int ret, err = 0;
+
+	from = list_first_entry(sites, struct kprobe_site, poke);
+	while (&from->poke != sites) {
+		/* A chunk: up to @cap addresses, from @from up to @site. */
+		k = 0;
+		for (site = from; &site->poke != sites && k < cap;
+		     site = list_next_entry(site, poke))
+			if (site_wants(site, kf) && !site_in(site, kf))
+				ips[k++] = (unsigned long)site->addr;
+		ret = k ? filter_add(kf, ips, k) : 0;
+		for (; from != site; from = list_next_entry(from, poke)) {
+			if (!site_wants(from, kf) || site_in(from, kf))
+				continue;
+			if (!ret)
+				WRITE_ONCE(from->ftrace_in, from->ftrace_in | kf->in);
+			else if (!from->ftrace_in)
+				from->armed = false;	/* armed nowhere */
+		}
+		if (ret && !err)
+			err = ret;
+	}
+	return err;
+}
+
+/* Take the sites that should not be in @kf out; the bit goes off first. */
+static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
+			  unsigned long *ips, unsigned int cap)
+{
+	struct kprobe_site *site;
+	unsigned int k = 0;
+
+	list_for_each_entry(site, sites, poke) {
+		if (!site_in(site, kf) || site_wants(site, kf))
+			continue;
+		WRITE_ONCE(site->ftrace_in, site->ftrace_in & ~kf->in);
+		ips[k++] = (unsigned long)site->addr;
+		if (k == cap) {
+			filter_remove(kf, ips, k);
+			k = 0;
+		}
+	}
+	if (k)
+		filter_remove(kf, ips, k);
+}
+
+/*
+ * Bring the two filters up to date with the wishes of @sites (->armed,
+ * ->ftrace_ipmodify): additions first, so that an ops is not unregistered
+ * and registered again within one commit and a site moving between the
+ * ops is never in neither.  Without memory for a vector, one address per
+ * call: a removal must never fail.
  */
 static int ftrace_apply(struct list_head *sites, unsigned int n)
 {
-	struct kprobe_site *site;
-	unsigned long *ips;
-	unsigned int k;
-	int ret, err = 0;
-	bool add;
+	unsigned long one, *ips;
+	unsigned int cap = n;
+	int i, ret, err = 0;
 
 	ips = kmalloc_array(n, sizeof(*ips), GFP_KERNEL);
-	if (!ips)
-		return -ENOMEM;
-	for (add = true; ; add = false) {
-		k = 0;
-		list_for_each_entry(site, sites, poke)
-			if (site->armed == add && site->ftrace_armed != add)
-				ips[k++] = (unsigned long)site->addr;
-		ret = ftrace_filter_change(ips, k, !add);
-		/* A failed addition arms none of them; a removal always counts. */
-		if (!ret || !add)
-			list_for_each_entry(site, sites, poke)
-				if (site->armed == add)
-					site->ftrace_armed = add;
+	if (!ips) {
+		ips = &one;
+		cap = 1;
+	}
+	for (i = 0; i < ARRAY_SIZE(ftrace_users); i++) {
+		ret = apply_adds(sites, &ftrace_users[i], ips, cap);
 		if (ret && !err)
 			err = ret;
-		if (!add)
-			break;
 	}
-	kfree(ips);
+	for (i = 0; i < ARRAY_SIZE(ftrace_users); i++)
+		apply_removes(sites, &ftrace_users[i], ips, cap);
+	if (ips != &one)
+		kfree(ips);
 	return err;
 }
 
 /**
- * kprobe_ftrace_commit() - bring the filter up to date with queued sites
+ * kprobe_ftrace_commit() - bring the filters up to date with queued sites
  * @pending: the queue of arming.c; its ftrace sites are taken off it
  *
  * Context: kprobe_mutex held.
- * Return: 0, or the error of ftrace when sites could not be armed; those
- * stay unarmed, and the caller undoes what asked for them.
+ * Return: 0, or the error of ftrace when sites could not be armed: a site
+ * that is in no filter then drops its wish (->armed), so that arming it
+ * again queues it again; the caller undoes what asked for it.
  */
 int kprobe_ftrace_commit(struct list_head *pending)
 {
@@ -170,6 +261,23 @@ int kprobe_ftrace_commit(struct list_head *pending)
 }
 
 /**
+ * kprobe_ftrace_site_update() - a site's probes changed
+ * @site: an ftrace site
+ * @jprobe: whether a jprobe is among them now
+ *
+ * Queues the site when it must move to the other ops; the caller commits.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_ftrace_site_update(struct kprobe_site *site, bool jprobe)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (site->ftrace_ipmodify == jprobe)
+		return;
+	site->ftrace_ipmodify = jprobe;
+	kprobe_site_queue(site);
+}
+
+/**
  * kprobe_ftrace_site_gone() - the text of an ftrace site goes away
  * @site: the site, already unarmed in its wish
  *
@@ -181,10 +289,14 @@ void kprobe_ftrace_site_gone(struct kprobe_site *site)
 {
 	unsigned long ip = (unsigned long)site->addr;
 
+	int i;
+
 	lockdep_assert_held(&kprobe_mutex);
-	if (!site->ftrace_armed)
-		return;
-	ftrace_filter_change(&ip, 1, true);
-	site->ftrace_armed = false;
+	for (i = 0; i < ARRAY_SIZE(ftrace_users); i++) {
+		if (!site_in(site, &ftrace_users[i]))
+			continue;
+		WRITE_ONCE(site->ftrace_in, site->ftrace_in & ~ftrace_users[i].in);
+		filter_remove(&ftrace_users[i], &ip, 1);
+	}
 }
 #endif /* CONFIG_KPROBES_ON_FTRACE */

@@ -24,6 +24,7 @@ bool kprobe_site_has_enabled(struct kprobe_site *site);
 
 /* Queued text changes (arming.c); kprobe_mutex. */
 void kprobe_site_set_armed(struct kprobe_site *site, bool armed);
+void kprobe_site_queue(struct kprobe_site *site);
 void kprobe_site_drop_pending(struct kprobe_site *site);
 int kprobe_commit_text(void);
 int kprobe_sync_text(void);
@@ -72,11 +73,17 @@ static inline int kprobe_check_module_place(unsigned long addr,
 int kprobe_ftrace_place(kprobe_opcode_t *addr);
 #ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_commit(struct list_head *pending);
+void kprobe_ftrace_site_update(struct kprobe_site *site, bool jprobe);
 void kprobe_ftrace_site_gone(struct kprobe_site *site);
 #else
 static inline int kprobe_ftrace_commit(struct list_head *pending)
 {
 	return 0;
+}
+
+static inline void kprobe_ftrace_site_update(struct kprobe_site *site,
+					     bool jprobe)
+{
 }
 
 static inline void kprobe_ftrace_site_gone(struct kprobe_site *site)

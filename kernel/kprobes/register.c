@@ -158,6 +158,8 @@ static void site_update_arming(struct kprobe_site *site)
 		return;
 	WRITE_ONCE(site->stepped, site_needs_step(site));
 	WRITE_ONCE(site->posted, site_has_post(site));
+	if (site->ftrace)
+		kprobe_ftrace_site_update(site, site_has_jprobe(site));
 	kprobe_site_set_armed(site, kprobes_all_armed &&
 				    kprobe_site_has_enabled(site));
 	kprobe_site_update_opt(site);
@@ -495,19 +497,23 @@ bool kprobes_armed(void)
 /*
  * Arm or disarm every site at once; each probe's own disabled state is
  * kept, and probes registered while disarmed stay unarmed until re-armed.
+ * Return: 0, or ftrace's error when it refused some ftrace sites.
  */
-void kprobes_set_armed(bool on)
+int kprobes_set_armed(bool on)
 {
 	struct kprobe_site *site;
+	int ret = 0;
 
 	mutex_lock(&kprobe_mutex);
 	if (kprobes_all_armed != on) {
 		WRITE_ONCE(kprobes_all_armed, on);
 		list_for_each_entry(site, &kprobe_sites, all)
 			site_update_arming(site);
-		kprobe_sync_text();
+		/* Sites ftrace refused stay unarmed; the next 1 tries again. */
+		ret = kprobe_sync_text();
 	}
 	mutex_unlock(&kprobe_mutex);
+	return ret;
 }
 
 /**

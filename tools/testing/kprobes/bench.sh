@@ -3,7 +3,10 @@
 #
 # make bench: the same benchmark module on our kernel and on pristine
 # upstream, both built from the pinned base with configs/test.config, each
-# in its own build folder (incremental).  Both boot under QEMU TCG with
+# in its own build folder (incremental).  BENCH_CONFIG=tracing builds both
+# with configs/tracing.config on top (a probe at a function's entry then
+# goes through ftrace on both; kprobe_mid is the first instruction after
+# the fentry call), in folders and a result directory ending in -tracing.  Both boot under QEMU TCG with
 # -icount shift=0,sleep=off: the guest clock advances one nanosecond per
 # guest instruction, so every figure is an instruction count and repeats.
 #
@@ -16,7 +19,12 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
 T=$top/tools/testing/kprobes
-out=$BUILD/bench
+case "${BENCH_CONFIG:-test}" in
+test)    configs=test; sfx= ;;
+tracing) configs="test tracing"; sfx=-tracing ;;
+*) echo "bench: BENCH_CONFIG is test or tracing" >&2; exit 1 ;;
+esac
+out=$BUILD/bench$sfx
 src=$BUILD/src
 upsrc=$BUILD/src-upstream
 mkdir -p "$out"
@@ -30,15 +38,15 @@ fi
 # kernel <name>: the environment that builds and boots one of the two.
 kernel_env() {
 	case "$1" in
-	ours)     echo "SRC=$src OBJ=$BUILD/obj-bench MODSRC=$mods" ;;
-	upstream) echo "SRC=$upsrc OBJ=$BUILD/obj-upstream MODSRC=$mods" ;;
+	ours)     echo "SRC=$src OBJ=$BUILD/obj-bench$sfx MODSRC=$mods" ;;
+	upstream) echo "SRC=$upsrc OBJ=$BUILD/obj-upstream$sfx MODSRC=$mods" ;;
 	esac
 }
 
 mods=$top/tools/testing/selftests/kprobes/test_modules
 for k in ours upstream; do
 	echo "bench: building the $k kernel"
-	if ! env $(kernel_env $k) CONFIGS=test "$T/build.sh" > "$out/build-$k.log" 2>&1; then
+	if ! env $(kernel_env $k) CONFIGS="$configs" "$T/build.sh" > "$out/build-$k.log" 2>&1; then
 		tail -n 20 "$out/build-$k.log" >&2
 		echo "bench: the $k kernel or the benchmark module did not build" >&2
 		exit 1

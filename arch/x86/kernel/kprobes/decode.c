@@ -93,8 +93,11 @@ static int read_original_bytes(unsigned long addr, u8 *buf)
 		site = NULL;
 		if (buf[i] == INT3_INSN_OPCODE || kprobe_nr_jumped)
 			site = kprobe_site_lookup((kprobe_opcode_t *)addr + i);
-		/* ->armed may be ahead of the text; the site's byte is right. */
-		if (site)
+		/*
+		 * ->armed may be ahead of the text; the site's byte is right.
+		 * An ftrace site's bytes are ftrace's, never an int3 of ours.
+		 */
+		if (site && !site->ftrace)
 			buf[i] = site->opcode;
 		else if (kprobe_nr_jumped)
 			unjump_byte(addr, buf, i);

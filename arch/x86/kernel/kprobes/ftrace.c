@@ -11,8 +11,12 @@
  * the trampoline had, unless a pre_handler changed it to go elsewhere.
  *
  * Context: whatever the probed function runs in; ftrace's recursion
- * guard keeps preemption off across the handlers, interrupts stay as they
- * were.  Only a jprobe needs them off beyond the handler (below).
+ * guard keeps preemption off, and interrupts are off across the handlers
+ * as on the int3 path.  Only a jprobe keeps them off beyond (below).
+ *
+ * A site is in one of two ftrace_ops (kernel/kprobes/ftrace.c); while it
+ * moves from one to the other it is in both for a moment, and only one
+ * of them may run its handlers: kprobe_ftrace_ops_acts().
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
@@ -30,7 +34,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe_site *site;
-	unsigned long orig_ip;
+	unsigned long orig_ip, flags;
 	int bit;
 
 	if (unlikely(READ_ONCE(kprobe_ftrace_disabled)))
@@ -41,11 +45,18 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	/* Preemption is off: an RCU reader, as removal expects (register.c). */
 	site = kprobe_site_lookup((kprobe_opcode_t *)ip);
-	if (unlikely(!site))
+	if (unlikely(!site) ||
+	    !kprobe_ftrace_ops_acts(site, ops->flags & FTRACE_OPS_FL_IPMODIFY))
 		goto out;
+	/*
+	 * As on the int3 path, an interrupt must not find this CPU's
+	 * current_kprobe set: a fault of its own would go to our probe's
+	 * fault_handler, and its probes would all count as missed.
+	 */
+	local_irq_save(flags);
 	if (unlikely(kprobes_busy_here())) {
 		kprobe_site_missed(site);
-		goto out;
+		goto out_irq;
 	}
 
 	orig_ip = instruction_pointer(regs);
@@ -55,13 +66,17 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		 * A handler sent the CPU elsewhere.  A jprobe's handler is
 		 * about to run as this CPU's current probe, on per-CPU state
 		 * that must still be this CPU's when it traps back: it runs
-		 * with interrupts off (jprobe_setjmp() cleared IF in regs),
-		 * and they must already be off on the way out of ftrace,
-		 * where preemption comes back on.
+		 * with interrupts off (jprobe_setjmp() cleared IF in regs,
+		 * which ftrace's trampoline restores), and they stay off on
+		 * the way out of ftrace, where preemption comes back on.
+		 * Lockdep is told they are on, as the int3 path leaves it
+		 * for a jprobe: jprobe_return()'s trap restores them.
 		 */
-		if (kprobe_running())
-			raw_local_irq_disable();
-		goto out;
+		if (kprobe_running()) {
+			trace_hardirqs_on();
+			goto out;
+		}
+		goto out_irq;
 	}
 	if (READ_ONCE(site->posted)) {
 		instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
@@ -70,6 +85,8 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		reset_current_kprobe();
 	}
 	instruction_pointer_set(regs, orig_ip);
+out_irq:
+	local_irq_restore(flags);
 out:
 	ftrace_test_recursion_unlock(bit);
 }

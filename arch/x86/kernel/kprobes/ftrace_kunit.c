@@ -354,6 +354,94 @@ static void inside_fentry_call_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpft_fn(2), 7);
 }
 
+long kpo_plain(long x);	/* opt_kunit_targets.S: takes a jump */
+
+/*
+ * While some site anywhere is jump-optimized, decoding reads every byte
+ * through the sites it may lie under; an ftrace site's bytes are ftrace's
+ * (a call once armed), never one of our int3s to see through.  A probe on
+ * the instruction after the fentry call must still be accepted, and the
+ * function still right.
+ */
+static void probe_after_ftrace_site_while_jumped(struct kunit *test)
+{
+	kprobe_opcode_t *addr = target_entry(test);
+	struct kprobe jumped = { .addr = (kprobe_opcode_t *)kpo_plain,
+				 .pre_handler = second_pre };
+	struct kprobe entry = { .addr = addr, .pre_handler = count_pre };
+	struct kprobe next = { .addr = addr + CALL_INSN_SIZE,
+			       .pre_handler = second_pre };
+	int ret;
+
+	reset_counts();
+	atomic_set(&second_hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&jumped), 0);
+	kprobe_optimizer_flush();
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(&jumped));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&entry), 0);
+	ret = register_kprobe(&next);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(3), 10);
+	if (!ret)
+		unregister_kprobe(&next);
+	unregister_kprobe(&entry);
+	unregister_kprobe(&jumped);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&second_hits), ret ? 0 : 1);
+}
+
+/* Another IPMODIFY user of kpft_target, as a livepatch would be. */
+static void ipmodify_nop(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops other_ipmodify = {
+	.func	= ipmodify_nop,
+	.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+/*
+ * A jprobe's handler replaces the function for a while: its site is in
+ * our IPMODIFY ops, so ftrace keeps any other IPMODIFY user (a livepatch)
+ * off the function, in both orders, with -EBUSY.  A kprobe there does
+ * not: it shares the function.
+ */
+static void jprobe_excludes_other_ipmodify(struct kunit *test)
+{
+	kprobe_opcode_t *addr = target_entry(test);
+	struct jprobe jp = { .kp.addr = addr, .entry = jentry };
+	struct kprobe kp = { .addr = addr, .pre_handler = count_pre };
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&other_ipmodify,
+						   (unsigned long)addr, 0, 1), 0);
+	/* A kprobe joins a function that another IPMODIFY user holds. */
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&other_ipmodify), 0);
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 1);
+	/* A jprobe does not, and nothing of it stays. */
+	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kpft_fn(2), 7);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 2);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&other_ipmodify), 0);
+
+	/* The other order: the jprobe first, then the other user is refused. */
+	atomic_set(&jhits, 0);
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	ret = register_ftrace_function(&other_ipmodify);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	if (!ret)
+		unregister_ftrace_function(&other_ipmodify);
+	KUNIT_EXPECT_EQ(test, kpft_fn(3), 10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&jhits), 1);
+	unregister_jprobe(&jp);
+	ftrace_set_filter_ip(&other_ipmodify, (unsigned long)addr, 1, 1);
+}
+
 static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(entry_probe_goes_through_ftrace),
 	KUNIT_CASE(kretprobe_at_ftrace_entry),
@@ -361,6 +449,8 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(jprobe_at_ftrace_entry),
 	KUNIT_CASE(several_probes_enable_disable),
 	KUNIT_CASE(inside_fentry_call_refused),
+	KUNIT_CASE(probe_after_ftrace_site_while_jumped),
+	KUNIT_CASE(jprobe_excludes_other_ipmodify),
 	KUNIT_CASE_SLOW(arming_while_called),
 	{}
 };

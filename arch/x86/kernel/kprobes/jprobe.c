@@ -112,6 +112,14 @@ struct kprobe_site *__kprobes jprobe_longjmp(struct pt_regs *regs)
 	struct jprobe_state *js = this_cpu_ptr(&jprobe_state);
 
 	*regs = js->regs;
-	memcpy((void *)regs->sp, js->stack, js->stack_len);
+	/*
+	 * Not the return address on top: the handler never returned through
+	 * it, and whoever else hooked the return on the way in (ftrace's
+	 * function_graph or an fprobe after our ftrace handler) changed it
+	 * after the copy was taken.  The arguments above it are put back.
+	 */
+	if (js->stack_len > sizeof(long))
+		memcpy((void *)regs->sp + sizeof(long), js->stack + sizeof(long),
+		       js->stack_len - sizeof(long));
 	return js->site;
 }

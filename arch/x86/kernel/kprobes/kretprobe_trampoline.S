@@ -47,15 +47,14 @@ SYM_CODE_START(__kretprobe_trampoline)
 	KPROBE_POP_GPRS
 	/* orig_ax, ip, cs: nothing to restore; flags: restore; sp, ss: drop. */
 	addq	$3*8, %rsp
-	/*
-	 * The function's own return already left the call depth count as
-	 * its caller expects; this second return, to the same caller, is
-	 * not matched by a call: account one (this clobbers arithmetic
-	 * flags, so before popfq).  The return goes through the return
-	 * thunk, as every return of the kernel does.
-	 */
-	CALL_DEPTH_ACCOUNT
 	popfq
 	addq	$2*8, %rsp
+	/*
+	 * Through the return thunk, as every return of the kernel.  With
+	 * call depth tracking the thunk counts this return as one more: the
+	 * processor's return stack buffer does pop one more entry here (the
+	 * function's own return already popped its caller's), so the count
+	 * keeps following the buffer, and an underflow is still caught.
+	 */
 	RET
 SYM_CODE_END(__kretprobe_trampoline)

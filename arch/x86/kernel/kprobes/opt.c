@@ -278,9 +278,13 @@ static int put_head(u8 *d, unsigned long at, struct kprobe_site *site,
 
 	/*
 	 * With call depth tracking, a call must go through the callee's
-	 * accounting thunk, or its return unbalances the count.
+	 * accounting thunk, or its return unbalances the count.  The lookup
+	 * may write the thunk: text_mutex (taken inside kprobe_mutex, as
+	 * every text write of ours does).
 	 */
+	mutex_lock(&text_mutex);
 	callback = callthunks_translate_call_dest(callback);
+	mutex_unlock(&text_mutex);
 
 	if ((long)ip32 != (long)regs_ip ||
 	    !rel32_reaches(at + call + 4, (unsigned long)callback))

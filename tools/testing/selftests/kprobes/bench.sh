@@ -40,7 +40,7 @@ run)
 	syms=$2
 	hits=${3:-100000}
 	[ -e $OPT ] && echo 1 > $OPT
-	bench cases=optwait,opt,post,two,kretprobe,jprobe,register,batch \
+	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch \
 		syms="$syms" hits="$hits"
 	[ -e $OPT ] && echo 0 > $OPT
 	bench cases=int3,kretprobe_int3 hits="$hits"

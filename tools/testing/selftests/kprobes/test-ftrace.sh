@@ -17,7 +17,7 @@ if ! grep -qw function "$TR/available_tracers" 2>/dev/null; then
 	ktap_skip_all "no function tracer in this kernel"
 	exit 4
 fi
-ktap_set_plan 30
+ktap_set_plan 34
 
 FORKS=20
 forks() {
@@ -119,6 +119,35 @@ check "the return values are pids" \
 	sh -c "grep 'kpt_clone_ret:' $TR/trace | grep -q 'ret=0x[1-9a-f]'"
 tracer_off
 probe_off kpt_clone_ret
+
+# A jprobe and function_graph on one entry, both orders: the jprobe's
+# handler runs in the function's place, and function_graph's hook of the
+# return must survive it.
+jhits() {
+	log_count "jprobe: kernel_clone("
+}
+check "jprobe_example on kernel_clone, then function_graph" \
+	sh -c "insmod $MODDIR/jprobe_example.ko && grep -q '  j  kernel_clone+.*\[FTRACE\]' $DEBUGFS/list"
+tracer_on function_graph kernel_clone
+j0=$(jhits)
+forks
+j1=$(jhits)
+t=$(traced kernel_clone)
+check "both see every fork (jprobe $j0 -> $j1, graph $t lines)" \
+	[ $((j1 - j0)) -ge $FORKS -a "$t" -ge $FORKS ]
+rmmod jprobe_example
+tracer_off
+tracer_on function_graph kernel_clone
+check "function_graph on kernel_clone, then jprobe_example" \
+	insmod $MODDIR/jprobe_example.ko
+j0=$(jhits)
+forks
+j1=$(jhits)
+t=$(traced kernel_clone)
+check "both see every fork (jprobe $j0 -> $j1, graph $t lines)" \
+	[ $((j1 - j0)) -ge $FORKS -a "$t" -ge $FORKS ]
+rmmod jprobe_example
+tracer_off
 
 # A livepatch of cmdline_proc_show() and a probe on it, both orders.
 LP=$MODDIR/livepatch-sample.ko

@@ -20,7 +20,7 @@ figure() {
 	grep -qE "^$1 [0-9.]+ ns" /tmp/kpb-out
 }
 missing=
-for c in kprobe kprobe_int3 kprobe_post two_kprobes kretprobe kretprobe_int3 \
+for c in kprobe kprobe_mid kprobe_int3 kprobe_post two_kprobes kretprobe kretprobe_int3 \
 	 jprobe time_to_optimized batch_register_[0-9]* batch_unregister_[0-9]* \
 	 single_register_[0-9]* single_unregister_[0-9]*; do
 	figure "$c" || missing="$missing $c"

@@ -176,6 +176,44 @@ static void bench_kprobe(const char *name, bool post, bool two)
 	unregister_kprobe(&a);
 }
 
+/*
+ * On a kernel with ftrace a probe at the entry goes through ftrace: put
+ * @p (registered, with only a pre_handler) on the next instruction, the
+ * function's first own one, which an int3 or a jump can take.
+ */
+static int move_past_ftrace(struct kprobe *p)
+{
+	kprobe_opcode_t *next = p->addr + CALL_INSN_SIZE;
+	kprobe_pre_handler_t pre = p->pre_handler;
+
+	if (!kprobe_ftrace(p))
+		return 0;
+	unregister_kprobe(p);
+	memset(p, 0, sizeof(*p));
+	p->addr = next;
+	p->pre_handler = pre;
+	return register_kprobe(p);
+}
+
+static void bench_kprobe_mid(void)
+{
+	struct kprobe a = { .symbol_name = TARGET, .pre_handler = nop_pre };
+	u64 base = baseline(), opt_ns = 0;
+	bool opt;
+	int ret = register_kprobe(&a);
+
+	if (!ret)
+		ret = move_past_ftrace(&a);
+	if (ret) {
+		pr_info("kpbench: kprobe_mid n/a register failed (%d)\n", ret);
+		return;
+	}
+	opt = wait_optimized(&a, &opt_ns);
+	report_hit("kprobe_mid", extra_per_hit(base), traps_per_hit(&a),
+		   opt ? "optimized" : "");
+	unregister_kprobe(&a);
+}
+
 static void bench_time_to_optimized(void)
 {
 	struct kprobe a = { .symbol_name = TARGET, .pre_handler = nop_pre };
@@ -185,18 +223,9 @@ static void bench_time_to_optimized(void)
 		pr_info("kpbench: time_to_optimized n/a register failed\n");
 		return;
 	}
-	if (kprobe_ftrace(&a)) {
-		/* Reached through ftrace: the next instruction can jump. */
-		kprobe_opcode_t *next = a.addr + CALL_INSN_SIZE;
-
-		unregister_kprobe(&a);
-		memset(&a, 0, sizeof(a));
-		a.addr = next;
-		a.pre_handler = nop_pre;
-		if (register_kprobe(&a)) {
-			pr_info("kpbench: time_to_optimized n/a register failed\n");
-			return;
-		}
+	if (move_past_ftrace(&a)) {
+		pr_info("kpbench: time_to_optimized n/a register failed\n");
+		return;
 	}
 	if (wait_optimized(&a, &ns))
 		pr_info("kpbench: time_to_optimized %llu ns\n", ns);
@@ -411,6 +440,8 @@ static void run_case(const char *c)
 		bench_kretprobe("kretprobe_int3");
 	else if (!strcmp(c, "jprobe"))
 		bench_jprobe();
+	else if (!strcmp(c, "mid"))
+		bench_kprobe_mid();
 	else if (!strcmp(c, "optwait"))
 		bench_time_to_optimized();
 	else if (!strcmp(c, "register"))
