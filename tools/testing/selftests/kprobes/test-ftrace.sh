@@ -38,6 +38,13 @@ traced() {
 	grep -c "$1" "$TR/trace"
 }
 
+# graphed <function>: calls function_graph saw return: "name();" when
+# nothing came between entry and return, else the closing "} /* name */"
+# (funcgraph-tail) after other events (a kprobe event's line).
+graphed() {
+	grep -cE "$1\(\);|\} /\* $1 \*/" "$TR/trace"
+}
+
 probe_on() {
 	echo "$1" >> "$TR/kprobe_events" &&
 		echo 1 > "$TR/events/kprobes/$2/enable"
@@ -49,6 +56,7 @@ probe_off() {
 }
 
 tracer_on() {	# tracer_on <tracer> <function>
+	echo 1 > "$TR/options/funcgraph-tail" 2>/dev/null
 	echo "$2" > "$TR/set_ftrace_filter" &&
 		echo > "$TR/trace" &&
 		echo "$1" > "$TR/current_tracer"
@@ -111,8 +119,8 @@ h0=$(hits kpt_clone_ret)
 echo > "$TR/trace"
 forks
 h1=$(hits kpt_clone_ret)
-t=$(traced kernel_clone)
-check "function_graph sees every fork ($t lines)" [ "$t" -ge $FORKS ]
+t=$(graphed kernel_clone)
+check "function_graph sees every fork return ($t)" [ "$t" -ge $FORKS ]
 check "the return probe fires on every return ($h0 -> $h1)" \
 	[ $((h1 - h0)) -ge $FORKS ]
 check "the return values are pids" \
@@ -132,8 +140,8 @@ tracer_on function_graph kernel_clone
 j0=$(jhits)
 forks
 j1=$(jhits)
-t=$(traced kernel_clone)
-check "both see every fork (jprobe $j0 -> $j1, graph $t lines)" \
+t=$(graphed kernel_clone)
+check "both see every fork (jprobe $j0 -> $j1, graph $t returns)" \
 	[ $((j1 - j0)) -ge $FORKS -a "$t" -ge $FORKS ]
 rmmod jprobe_example
 tracer_off
@@ -143,8 +151,8 @@ check "function_graph on kernel_clone, then jprobe_example" \
 j0=$(jhits)
 forks
 j1=$(jhits)
-t=$(traced kernel_clone)
-check "both see every fork (jprobe $j0 -> $j1, graph $t lines)" \
+t=$(graphed kernel_clone)
+check "both see every fork (jprobe $j0 -> $j1, graph $t returns)" \
 	[ $((j1 - j0)) -ge $FORKS -a "$t" -ge $FORKS ]
 rmmod jprobe_example
 tracer_off
