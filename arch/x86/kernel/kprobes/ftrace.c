@@ -69,11 +69,13 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		 * with interrupts off (jprobe_setjmp() cleared IF in regs,
 		 * which ftrace's trampoline restores), and they stay off on
 		 * the way out of ftrace, where preemption comes back on.
-		 * Lockdep is told they are on, as the int3 path leaves it
-		 * for a jprobe: jprobe_return()'s trap restores them.
+		 * When they were on, lockdep is told they still are, as the
+		 * int3 path leaves it for a jprobe: jprobe_return()'s trap
+		 * restores them.
 		 */
 		if (kprobe_running()) {
-			trace_hardirqs_on();
+			if (!irqs_disabled_flags(flags))
+				trace_hardirqs_on();
 			goto out;
 		}
 		goto out_irq;
