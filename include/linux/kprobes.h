@@ -224,8 +224,8 @@ struct kprobe_site {
 /*
  * The ftrace_ops a site's address is in (kernel/kprobes/ftrace.c); written
  * under kprobe_mutex, read by the ftrace handler, which acts for a site
- * through one ops only: the IPMODIFY one while the site is in it, else
- * the plain one.
+ * only through the one ops it is in, and through neither while it is in
+ * both (on its way from one to the other).
  */
 #define KPROBE_FTRACE_IN_PLAIN		1
 #define KPROBE_FTRACE_IN_IPMODIFY	2
@@ -233,11 +233,9 @@ struct kprobe_site {
 static inline bool kprobe_ftrace_ops_acts(struct kprobe_site *site,
 					  bool ipmodify_ops)
 {
-	u8 in = READ_ONCE(site->ftrace_in);
-
-	if (ipmodify_ops)
-		return in & KPROBE_FTRACE_IN_IPMODIFY;
-	return in == KPROBE_FTRACE_IN_PLAIN;
+	/* In both: moving between them, neither acts (ftrace.c). */
+	return READ_ONCE(site->ftrace_in) == (ipmodify_ops ?
+		KPROBE_FTRACE_IN_IPMODIFY : KPROBE_FTRACE_IN_PLAIN);
 }
 
 /*
@@ -359,7 +357,8 @@ static inline void wait_for_kprobe_optimizer(void) { }
  * architecture (arch/x86/kernel/kprobes/).
  */
 struct kprobe_site *kprobe_site_lookup(kprobe_opcode_t *addr);
-bool kprobe_site_pre_handlers(struct kprobe_site *site, struct pt_regs *regs);
+bool kprobe_site_pre_handlers(struct kprobe_site *site, struct pt_regs *regs,
+			      bool jprobe_ok);
 void kprobe_site_post_handlers(struct kprobe_site *site, struct pt_regs *regs);
 int kprobe_site_fault_handlers(struct kprobe_site *site, struct pt_regs *regs,
 			       int trapnr);

@@ -142,14 +142,29 @@ static bool site_in(struct kprobe_site *site, struct ftrace_user *kf)
 	return site->ftrace_in & kf->in;
 }
 
+/* Note the outcome of adding @site to @kf. */
+static void added(struct kprobe_site *site, struct ftrace_user *kf, int ret,
+		  bool *moving)
+{
+	if (!ret) {
+		/* In both now: neither acts until the old bit goes. */
+		if (site->ftrace_in)
+			*moving = true;
+		WRITE_ONCE(site->ftrace_in, site->ftrace_in | kf->in);
+	} else if (!site->ftrace_in) {
+		site->armed = false;	/* armed nowhere: arming again retries */
+	}
+}
+
 /*
  * Add the sites of @sites that should be in @kf and are not, @cap
- * addresses per ftrace call.  The bit goes on after ftrace took the
- * address: the handler acts for a site through one ops only (see
- * kprobe_ftrace_handler()), and until then the old one still does.
+ * addresses per ftrace call; when a call with several fails, each of them
+ * is tried alone, so that one refused address (a livepatched function for
+ * a jprobe) does not keep the others out.  The site's bit goes on after
+ * ftrace took the address: until then the ops does not act for it.
  */
 static int apply_adds(struct list_head *sites, struct ftrace_user *kf,
-		      unsigned long *ips, unsigned int cap)
+		      unsigned long *ips, unsigned int cap, bool *moving)
 {
 	struct kprobe_site *site, *from;
 	unsigned int k;
@@ -165,20 +180,26 @@ static int apply_adds(struct list_head *sites, struct ftrace_user *kf,
 				ips[k++] = (unsigned long)site->addr;
 		ret = k ? filter_add(kf, ips, k) : 0;
 		for (; from != site; from = list_next_entry(from, poke)) {
+			unsigned long ip = (unsigned long)from->addr;
+			int one = ret;
+
 			if (!site_wants(from, kf) || site_in(from, kf))
 				continue;
-			if (!ret)
-				WRITE_ONCE(from->ftrace_in, from->ftrace_in | kf->in);
-			else if (!from->ftrace_in)
-				from->armed = false;	/* armed nowhere */
+			if (ret && k > 1)
+				one = filter_add(kf, &ip, 1);
+			added(from, kf, one, moving);
+			if (one && !err)
+				err = one;
 		}
-		if (ret && !err)
-			err = ret;
 	}
 	return err;
 }
 
-/* Take the sites that should not be in @kf out; the bit goes off first. */
+/*
+ * Take out of @kf the sites that should not be in it, make before break:
+ * a site that wants the other ops but could not join it stays where it
+ * is.  The bit goes off before ftrace lets the address go.
+ */
 static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
 			  unsigned long *ips, unsigned int cap)
 {
@@ -187,6 +208,8 @@ static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
 
 	list_for_each_entry(site, sites, poke) {
 		if (!site_in(site, kf) || site_wants(site, kf))
+			continue;
+		if (site->armed && !site_in(site, wanted(site)))
 			continue;
 		WRITE_ONCE(site->ftrace_in, site->ftrace_in & ~kf->in);
 		ips[k++] = (unsigned long)site->addr;
@@ -202,14 +225,18 @@ static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
 /*
  * Bring the two filters up to date with the wishes of @sites (->armed,
  * ->ftrace_ipmodify): additions first, so that an ops is not unregistered
- * and registered again within one commit and a site moving between the
- * ops is never in neither.  Without memory for a vector, one address per
- * call: a removal must never fail.
+ * and registered again within one commit.  A site moving from one ops to
+ * the other is in both for a while, where neither acts; the grace period
+ * before the old bit goes makes sure that no call of the function that
+ * ran its handlers through the old ops is still on its way to the new
+ * one (both handlers run with preemption off), so no call runs them
+ * twice.  Without memory for a vector, one address per call.
  */
 static int ftrace_apply(struct list_head *sites, unsigned int n)
 {
 	unsigned long one, *ips;
 	unsigned int cap = n;
+	bool moving = false;
 	int i, ret, err = 0;
 
 	ips = kmalloc_array(n, sizeof(*ips), GFP_KERNEL);
@@ -218,10 +245,12 @@ static int ftrace_apply(struct list_head *sites, unsigned int n)
 		cap = 1;
 	}
 	for (i = 0; i < ARRAY_SIZE(ftrace_users); i++) {
-		ret = apply_adds(sites, &ftrace_users[i], ips, cap);
+		ret = apply_adds(sites, &ftrace_users[i], ips, cap, &moving);
 		if (ret && !err)
 			err = ret;
 	}
+	if (moving)
+		synchronize_rcu();
 	for (i = 0; i < ARRAY_SIZE(ftrace_users); i++)
 		apply_removes(sites, &ftrace_users[i], ips, cap);
 	if (ips != &one)

@@ -505,7 +505,8 @@ int kprobes_set_armed(bool on)
 	int ret = 0;
 
 	mutex_lock(&kprobe_mutex);
-	if (kprobes_all_armed != on) {
+	/* 1 again retries the ftrace sites that ftrace refused before. */
+	if (kprobes_all_armed != on || on) {
 		WRITE_ONCE(kprobes_all_armed, on);
 		list_for_each_entry(site, &kprobe_sites, all)
 			site_update_arming(site);

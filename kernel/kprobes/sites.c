@@ -154,6 +154,8 @@ void __kprobes kprobe_site_missed(struct kprobe_site *site)
  * kprobe_site_pre_handlers() - run the pre_handlers of a site
  * @site: the site that was hit
  * @regs: the registers at the hit, regs->ip just past the breakpoint
+ * @jprobe_ok: a jprobe's handler may take over from here; when not (the
+ *	plain ftrace_ops, ftrace.c), a jprobe counts the hit as missed
  *
  * current_kprobe names the probe whose handler runs, so that a hit from
  * inside a handler is seen as a reentry and a fault is routed to the right
@@ -163,7 +165,7 @@ void __kprobes kprobe_site_missed(struct kprobe_site *site)
  * there: the probed instruction is then not executed.
  */
 bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
-					struct pt_regs *regs)
+					struct pt_regs *regs, bool jprobe_ok)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *p, *jprobe = NULL;
@@ -184,8 +186,11 @@ bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
 			return true;
 		}
 	}
-	if (jprobe)
-		return jprobe_setjmp(jprobe, regs);
+	if (jprobe) {
+		if (likely(jprobe_ok))
+			return jprobe_setjmp(jprobe, regs);
+		kprobes_inc_nmissed_count(jprobe);
+	}
 	/*
 	 * The handler level lasts until the post_handlers, over the copy:
 	 * current_kprobe must not be NULL there even when the site's last

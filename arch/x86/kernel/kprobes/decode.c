@@ -22,6 +22,7 @@
  * stop the CPU are refused: their copy could not run with IF cleared and
  * come back to the trailing int3.
  */
+#include <linux/ftrace.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -31,6 +32,7 @@
 #include <asm/alternative.h>
 #include <asm/ibt.h>
 #include <asm/insn.h>
+#include <asm/nops.h>
 #include <asm/text-patching.h>
 
 #include "decode.h"
@@ -89,6 +91,14 @@ static int read_original_bytes(unsigned long addr, u8 *buf)
 
 	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
 		return -EFAULT;
+	/*
+	 * ftrace's call site: a nop, a call or, while ftrace patches it, an
+	 * int3 of its own; as built it is a five-byte instruction.
+	 */
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE) && ftrace_location(addr) == addr) {
+		memcpy(buf, x86_nops[CALL_INSN_SIZE], CALL_INSN_SIZE);
+		return 0;
+	}
 	for (i = 0; i < MAX_INSN_SIZE; i++) {
 		site = NULL;
 		if (buf[i] == INT3_INSN_OPCODE || kprobe_nr_jumped)

@@ -33,6 +33,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
+	bool ipmodify = ops->flags & FTRACE_OPS_FL_IPMODIFY;
 	struct kprobe_site *site;
 	unsigned long orig_ip, flags;
 	int bit;
@@ -45,8 +46,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	/* Preemption is off: an RCU reader, as removal expects (register.c). */
 	site = kprobe_site_lookup((kprobe_opcode_t *)ip);
-	if (unlikely(!site) ||
-	    !kprobe_ftrace_ops_acts(site, ops->flags & FTRACE_OPS_FL_IPMODIFY))
+	if (unlikely(!site) || !kprobe_ftrace_ops_acts(site, ipmodify))
 		goto out;
 	/*
 	 * As on the int3 path, an interrupt must not find this CPU's
@@ -61,7 +61,8 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	orig_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
-	if (kprobe_site_pre_handlers(site, regs)) {
+	/* Only the IPMODIFY ops keeps others from moving ip under a jprobe. */
+	if (kprobe_site_pre_handlers(site, regs, ipmodify)) {
 		/*
 		 * A handler sent the CPU elsewhere.  A jprobe's handler is
 		 * about to run as this CPU's current probe, on per-CPU state

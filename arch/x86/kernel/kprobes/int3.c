@@ -325,7 +325,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 		return carry_out(kcb, site, regs, false);
 	}
 
-	if (kprobe_site_pre_handlers(site, regs))
+	if (kprobe_site_pre_handlers(site, regs, true))
 		return 1;	/* a handler sent the CPU elsewhere */
 	fast = fast_copy(site);
 	if (fast) {
