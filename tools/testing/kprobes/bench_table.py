@@ -11,7 +11,7 @@ cheaper.
 import json
 import sys
 
-ORDER = ['kprobe', 'kprobe_mid', 'kprobe_int3', 'kprobe_post', 'two_kprobes', 'kretprobe',
+ORDER = ['kprobe', 'kprobe_mid', 'kprobe_event', 'kprobe_int3', 'kprobe_post', 'two_kprobes', 'kretprobe',
          'kretprobe_int3', 'jprobe', 'time_to_optimized']
 
 

@@ -5,7 +5,7 @@
 #   bench.sh candidates <out> [n]    the first n (1300) function names worth
 #                                    trying, sorted
 #   bench.sh accept <in> <out>       those of them this kernel can probe
-#   bench.sh run <syms> [hits]       every case, as "kpbench:" lines
+#   bench.sh run <syms> [hits]       every case, one line each
 # Only API that upstream 6.12 has is used, so it runs on both kernels.
 
 MODDIR=${KPROBES_MODDIR:-/lib/modules/kprobes}
@@ -18,6 +18,29 @@ bench() {
 	insmod "$MOD" "$@" || return 1
 	rmmod kprobes_bench
 	dmesg | sed -n 's/.*kpbench: //p'
+}
+
+# event <hits>: a kprobe event on int_sqrt(), set up through tracefs as a
+# user does (trace_kprobe writes a ring buffer record per hit); the
+# module times the calls with the event off and on.
+event() {
+	ev=/sys/kernel/debug/tracing
+	if [ ! -e $ev/kprobe_events ]; then
+		echo "kprobe_event n/a no kprobe events"
+		return
+	fi
+	off=$(bench cases=calls hits="$1" | sed -n 's/^calls \([0-9]*\) ns/\1/p')
+	echo "p:kpbench/ev int_sqrt" >> $ev/kprobe_events &&
+		echo 1 > $ev/events/kpbench/ev/enable
+	on=$(bench cases=calls hits="$1" | sed -n 's/^calls \([0-9]*\) ns/\1/p')
+	echo 0 > $ev/events/kpbench/ev/enable
+	echo "-:kpbench/ev" >> $ev/kprobe_events
+	if [ -z "$off" ] || [ -z "$on" ]; then
+		echo "kprobe_event n/a the timing runs failed"
+		return
+	fi
+	t=$(( (on - off) * 10 / $1 ))
+	echo "kprobe_event $((t / 10)).$((t % 10)) ns"
 }
 
 case "$1" in
@@ -42,6 +65,7 @@ run)
 	[ -e $OPT ] && echo 1 > $OPT
 	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch \
 		syms="$syms" hits="$hits"
+	event "$hits"
 	[ -e $OPT ] && echo 0 > $OPT
 	bench cases=int3,kretprobe_int3 hits="$hits"
 	[ -e $OPT ] && echo 1 > $OPT

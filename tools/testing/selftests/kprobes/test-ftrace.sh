@@ -17,7 +17,7 @@ if ! grep -qw function "$TR/available_tracers" 2>/dev/null; then
 	ktap_skip_all "no function tracer in this kernel"
 	exit 4
 fi
-ktap_set_plan 34
+ktap_set_plan 42
 
 FORKS=20
 forks() {
@@ -110,6 +110,53 @@ h2=$(hits kpt_clone)
 check "the probe still counts after the tracer went ($h1 -> $h2)" \
 	[ $((h2 - h1)) -ge $FORKS ]
 check "the probe goes" probe_off kpt_clone
+
+# An fprobe (an fprobe event) and a kprobe event on one function, both
+# orders, each counting its hits, either one staying when the other goes.
+fp_on() {
+	echo 'f:kpt_fp kernel_clone' >> "$TR/dynamic_events" &&
+		echo 1 > "$TR/events/fprobes/kpt_fp/enable"
+}
+fp_off() {
+	echo 0 > "$TR/events/fprobes/kpt_fp/enable" &&
+		echo '-:fprobes/kpt_fp' >> "$TR/dynamic_events"
+}
+fp_hits() {
+	grep -c "kpt_fp:" "$TR/trace"
+}
+echo > "$TR/trace"
+check "an fprobe event on kernel_clone" fp_on
+check "p:kpt_clone kernel_clone joins it" \
+	probe_on "p:kpt_clone kernel_clone" kpt_clone
+h0=$(hits kpt_clone)
+forks
+h1=$(hits kpt_clone)
+f=$(fp_hits)
+check "both count every fork (fprobe $f, kprobe $h0 -> $h1)" \
+	[ "$f" -ge $FORKS -a $((h1 - h0)) -ge $FORKS ]
+probe_off kpt_clone
+echo > "$TR/trace"
+forks
+f=$(fp_hits)
+check "the fprobe still counts after the kprobe went ($f)" [ "$f" -ge $FORKS ]
+fp_off
+check "p:kpt_clone kernel_clone first" \
+	probe_on "p:kpt_clone kernel_clone" kpt_clone
+check "an fprobe event on kernel_clone joins it" fp_on
+echo > "$TR/trace"
+h0=$(hits kpt_clone)
+forks
+h1=$(hits kpt_clone)
+f=$(fp_hits)
+check "both count every fork (fprobe $f, kprobe $h0 -> $h1)" \
+	[ "$f" -ge $FORKS -a $((h1 - h0)) -ge $FORKS ]
+fp_off
+h0=$(hits kpt_clone)
+forks
+h1=$(hits kpt_clone)
+check "the kprobe still counts after the fprobe went ($h0 -> $h1)" \
+	[ $((h1 - h0)) -ge $FORKS ]
+probe_off kpt_clone
 
 # function_graph and a return probe on the same entry, both orders.
 check "r:kpt_clone_ret kernel_clone, then function_graph" \

@@ -25,6 +25,10 @@ for c in kprobe kprobe_mid kprobe_int3 kprobe_post two_kprobes kretprobe kretpro
 	 single_register_[0-9]* single_unregister_[0-9]*; do
 	figure "$c" || missing="$missing $c"
 done
+# A kprobe event needs a kernel with kprobe events.
+if [ -e /sys/kernel/debug/tracing/kprobe_events ]; then
+	figure kprobe_event || missing="$missing kprobe_event"
+fi
 check "every case has a figure${missing:+ (missing:$missing)}" [ -z "$missing" ]
 check "per-hit figures for kprobes" grep -q "^kprobe [0-9]" /tmp/kpb-out
 check "registration figures" grep -q "^batch_register_[0-9]* [0-9]" /tmp/kpb-out

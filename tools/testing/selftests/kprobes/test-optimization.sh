@@ -12,7 +12,7 @@ OPT=/proc/sys/debug/kprobes-optimization
 SYM=int_sqrt
 
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 11
 
 # optimized: the probe's list line ends in [OPTIMIZED].
 optimized() {
@@ -38,6 +38,8 @@ settles_optimized() {
 check "a pre_handler-only probe" \
 	insmod "$MODDIR/kprobes_target.ko" probe_sym=$SYM
 check "turns OPTIMIZED" settles_optimized
+check "its slot page is named in /proc/kallsyms" \
+	grep -qE ' t kprobe_insn_page[[:space:]]+\[__builtin__kprobes\]' /proc/kallsyms
 echo 0 > $OPT
 check "sysctl 0: not OPTIMIZED once the write returns" not_optimized
 sleep 0.3
