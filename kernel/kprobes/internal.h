@@ -37,6 +37,8 @@ void kprobe_site_opt_gone(struct kprobe_site *site);
 void kprobe_opt_neighbours_changed(kprobe_opcode_t *addr);
 void kprobe_optimization_changed(void);
 
+/* What current_kprobe names inside kprobe_busy_begin/end (sites.c). */
+extern struct kprobe kprobe_busy;
 
 /* Every site, in registration order (struct kprobe_site.all); kprobe_mutex. */
 extern struct list_head kprobe_sites;

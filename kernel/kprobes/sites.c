@@ -151,6 +151,60 @@ void __kprobes kprobe_site_missed(struct kprobe_site *site)
 }
 
 /**
+ * kprobe_site_pre_handlers() - run the pre_handlers of a site
+ * @site: the site that was hit
+ * @regs: the registers at the hit, regs->ip just past the breakpoint
+ * @jprobe_ok: a jprobe's handler may take over from here; when not (the
+ *	plain ftrace_ops, ftrace.c), a jprobe counts the hit as missed
+ *
+ * current_kprobe names the probe whose handler runs, so that a hit from
+ * inside a handler is seen as a reentry and a fault is routed to the right
+ * fault_handler.
+ *
+ * Return: true when a handler changed regs->ip and wants execution to go
+ * there: the probed instruction is then not executed.
+ */
+bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
+					struct pt_regs *regs, bool jprobe_ok)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *p, *jprobe = NULL;
+	struct list_head *first;
+
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	list_for_each_entry_rcu(p, &site->probes, list) {
+		if (kprobe_disabled(p) || !p->pre_handler)
+			continue;
+		/* A jprobe leaves for its handler: the others go first. */
+		if (p->pre_handler == jprobe_setjmp) {
+			jprobe = p;
+			continue;
+		}
+		__this_cpu_write(current_kprobe, p);
+		if (p->pre_handler(p, regs)) {
+			reset_current_kprobe();
+			return true;
+		}
+	}
+	if (jprobe) {
+		if (likely(jprobe_ok))
+			return jprobe_setjmp(jprobe, regs);
+		kprobes_inc_nmissed_count(jprobe);
+	}
+	/*
+	 * The handler level lasts until the post_handlers, over the copy:
+	 * current_kprobe must not be NULL there even when the site's last
+	 * probe has just left, or a fault in the copy would not be routed
+	 * back to the original instruction (the fault hooks look only when
+	 * kprobe_running()).
+	 */
+	first = READ_ONCE(site->probes.next);
+	__this_cpu_write(current_kprobe, first != &site->probes ?
+			 list_entry(first, struct kprobe, list) : &kprobe_busy);
+	return false;
+}
+
+/**
  * kprobe_site_post_handlers() - run the post_handlers of a site
  * @site: the site whose instruction was just carried out
  * @regs: the registers after the instruction

@@ -11,9 +11,8 @@
  * the trampoline had, unless a pre_handler changed it to go elsewhere.
  *
  * Context: whatever the probed function runs in; ftrace's recursion
- * guard keeps preemption off; interrupts are off across the handlers of
- * sites with a fault_handler or a jprobe (below).  Only a jprobe keeps
- * them off beyond.
+ * guard keeps preemption off, and interrupts are off across the handlers
+ * as on the int3 path.  Only a jprobe keeps them off beyond (below).
  *
  * A site is in one of two ftrace_ops (kernel/kprobes/ftrace.c); while it
  * moves from one to the other it is in both for a moment, and only one
@@ -36,8 +35,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	bool ipmodify = ops->flags & FTRACE_OPS_FL_IPMODIFY;
 	struct kprobe_site *site;
-	unsigned long orig_ip, flags = 0;
-	bool irqs_off;
+	unsigned long orig_ip, flags;
 	int bit;
 
 	if (unlikely(READ_ONCE(kprobe_ftrace_disabled)))
@@ -51,16 +49,11 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (unlikely(!site) || !kprobe_ftrace_ops_acts(site, ipmodify))
 		goto out;
 	/*
-	 * An interrupt that finds this CPU's current_kprobe set counts its
-	 * probes as missed, as upstream's handler lets happen; but a fault
-	 * of its own must not reach a fault_handler of ours, and a jprobe
-	 * needs them off anyway: interrupts go off for the sites whose
-	 * probes take the step path (->stepped: a fault_handler or a
-	 * jprobe), as on the int3 path.
+	 * As on the int3 path, an interrupt must not find this CPU's
+	 * current_kprobe set: a fault of its own would go to our probe's
+	 * fault_handler, and its probes would all count as missed.
 	 */
-	irqs_off = READ_ONCE(site->stepped);
-	if (irqs_off)
-		local_irq_save(flags);
+	local_irq_save(flags);
 	if (unlikely(kprobes_busy_here())) {
 		kprobe_site_missed(site);
 		goto out_irq;
@@ -82,8 +75,6 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		 * restores them.
 		 */
 		if (kprobe_running()) {
-			if (!irqs_off)		/* ->stepped read stale */
-				local_irq_save(flags);
 			if (!irqs_disabled_flags(flags))
 				trace_hardirqs_on();
 			goto out;
@@ -98,8 +89,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	}
 	instruction_pointer_set(regs, orig_ip);
 out_irq:
-	if (irqs_off)
-		local_irq_restore(flags);
+	local_irq_restore(flags);
 out:
 	ftrace_test_recursion_unlock(bit);
 }
