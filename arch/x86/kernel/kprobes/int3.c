@@ -21,6 +21,8 @@
  */
 #include <linux/kprobes.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
+#include <asm/nops.h>
 #include <asm/text-patching.h>
 #include <asm/traps.h>
 
@@ -284,6 +286,66 @@ static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site)
 	return site->ainsn.boost;
 }
 
+/* The length of the nop at @p, or 0 if it is none of the kernel's. */
+static unsigned int __kprobes patched_nop_len(const u8 *p)
+{
+	unsigned int len, i;
+
+	/*
+	 * x86_nops[] are whole instructions: none is a prefix of another.
+	 * A loop of our own, not memcmp(), which may carry a probe.
+	 */
+	for (len = 1; len <= ASM_NOP_MAX; len++) {
+		for (i = 0; i < len && p[i] == x86_nops[len][i]; i++)
+			;
+		if (i == len)
+			return len;
+	}
+	return 0;
+}
+
+/*
+ * The int3 this CPU trapped on is no longer in the text: a probe went
+ * away, or text_poke_bp() finished patching, after the CPU fetched it.
+ * The bytes at @addr are now a whole instruction again (whoever patches
+ * writes the rest only while the int3 stands), so carrying it out from
+ * here is what executing it would do.
+ *
+ * On hardware, returning to @addr would do: the trap's return serializes
+ * and refetches.  Under QEMU's TCG a CPU can keep running a translation
+ * made while the int3 stood; re-executing then traps again, forever,
+ * with the interrupts of the code it came from (off, in __schedule()),
+ * and the next text_poke_sync() waits forever for that CPU's answer.
+ * So the instructions text_poke_bp() writes (the nops, jmp and call of
+ * jump labels, static calls and ftrace) are emulated from the bytes that
+ * stand now; only other instructions (a probe's original one) are
+ * re-executed.
+ */
+static int __kprobes int3_gone(struct pt_regs *regs, kprobe_opcode_t *addr)
+{
+	unsigned long at = (unsigned long)addr;
+	const u8 *p = addr;
+	unsigned int len;
+
+	switch (p[0]) {
+	case JMP8_INSN_OPCODE:
+		int3_emulate_jmp(regs, at + JMP8_INSN_SIZE + (s8)p[1]);
+		return 1;
+	case JMP32_INSN_OPCODE:
+		int3_emulate_jmp(regs, at + JMP32_INSN_SIZE +
+				 get_unaligned((s32 *)(p + 1)));
+		return 1;
+	case CALL_INSN_OPCODE:
+		/* Pushes @addr + 5: regs->ip is still @addr + 1. */
+		int3_emulate_call(regs, at + CALL_INSN_SIZE +
+				  get_unaligned((s32 *)(p + 1)));
+		return 1;
+	}
+	len = patched_nop_len(p);
+	int3_emulate_jmp(regs, at + len);	/* len 0: re-execute */
+	return 1;
+}
+
 /**
  * kprobe_int3_handler() - the breakpoint hook of do_int3()
  * @regs: registers at the trap; regs->ip is just past the int3
@@ -309,14 +371,9 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 
 	site = kprobe_site_lookup(addr);
 	if (!site) {
-		/*
-		 * The probe went away after this CPU fetched the int3: if the
-		 * original byte is back, run it.  Otherwise the int3 is not ours.
-		 */
-		if (*addr != INT3_INSN_OPCODE) {
-			regs->ip = (unsigned long)addr;
-			return 1;
-		}
+		/* The int3 went away after this CPU fetched it?  Else not ours. */
+		if (*addr != INT3_INSN_OPCODE)
+			return int3_gone(regs, addr);
 		return 0;
 	}
 

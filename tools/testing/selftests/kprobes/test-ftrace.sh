@@ -17,7 +17,7 @@ if ! grep -qw function "$TR/available_tracers" 2>/dev/null; then
 	ktap_skip_all "no function tracer in this kernel"
 	exit 4
 fi
-ktap_set_plan 42
+ktap_set_plan 43
 
 FORKS=20
 forks() {
@@ -248,6 +248,30 @@ lp_off
 check "the probe under the patch counted ($n), all is undone" \
 	sh -c "[ $n -ge 5 ] && ! grep -q 'live patched' /proc/cmdline &&
 	       ! grep -q cmdline_proc_show $DEBUGFS/list"
+
+# Arming and disarming patch text that the other CPU runs (kernel_clone's
+# ftrace site; the sched_switch tracepoint's jump label in __schedule(),
+# which enabling an event turns on).  Under QEMU's TCG a CPU could keep
+# taking an int3 that was gone, with interrupts off, and hang the next
+# text_poke_sync(): the int3 path now carries out such patched
+# instructions itself (arch/x86/kernel/kprobes/int3.c).
+toggles() {
+	( while :; do /bin/busybox true; done ) &
+	bg=$!
+	n=0
+	while [ $n -lt 100 ]; do
+		echo 1 > "$TR/events/kprobes/kpt_clone/enable" &&
+			echo 0 > "$TR/events/kprobes/kpt_clone/enable" || break
+		n=$((n + 1))
+	done
+	kill $bg
+	wait $bg 2>/dev/null
+	[ $n -eq 100 ]
+}
+echo 'p:kpt_clone kernel_clone' >> "$TR/kprobe_events"
+check "an event on kernel_clone toggled 100 times while the other CPU forks" \
+	toggles
+echo '-:kpt_clone' >> "$TR/kprobe_events"
 
 check "the kernel log has no warning, oops or ftrace failure" \
 	sh -c "! dmesg | grep -E 'WARNING|Oops|BUG:|ftrace faulted|ftrace failed'"
