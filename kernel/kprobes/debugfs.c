@@ -6,6 +6,11 @@
  *              r kretprobe, j jprobe), symbol+offset, [module], then
  *              [GONE], [DISABLED], [OPTIMIZED], [FTRACE] as true at
  *              that moment ([FTRACE]: reached through ftrace, ftrace.c).
+ *              [OPTIMIZED], as upstream has always shown it (and its
+ *              ftrace selftests expect it right after arming): the
+ *              optimizer has taken the site, its jmp is in or goes in
+ *              after an RCU Tasks grace period (optimizer.c).  The
+ *              probe's KPROBE_FLAG_OPTIMIZED says only the latter.
  *              The address is zeros unless kallsyms may show it.
  *   enabled    1 or 0; writing 0 disarms every probe, 1 re-arms all but
  *              those disabled one by one.
@@ -30,7 +35,8 @@ static char probe_type(struct kprobe *p)
 	return 'k';
 }
 
-static void show_probe(struct seq_file *m, struct kprobe *p, bool show_addr)
+static void show_probe(struct seq_file *m, struct kprobe_site *site,
+		       struct kprobe *p, bool show_addr)
 {
 	char sym[KSYM_NAME_LEN], *modname;
 	unsigned long size, offset;
@@ -48,7 +54,7 @@ static void show_probe(struct seq_file *m, struct kprobe *p, bool show_addr)
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(p) ? " [GONE]" : "",
 		   p->flags & KPROBE_FLAG_DISABLED ? " [DISABLED]" : "",
-		   kprobe_optimized(p) ? " [OPTIMIZED]" : "",
+		   site->opt != KPROBE_OPT_NONE ? " [OPTIMIZED]" : "",
 		   kprobe_ftrace(p) ? " [FTRACE]" : "");
 }
 
@@ -61,7 +67,7 @@ static int list_show(struct seq_file *m, void *unused)
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(site, &kprobe_sites, all)
 		list_for_each_entry(p, &site->probes, list)
-			show_probe(m, p, show_addr);
+			show_probe(m, site, p, show_addr);
 	mutex_unlock(&kprobe_mutex);
 	return 0;
 }

@@ -5,6 +5,9 @@
 # turns [OPTIMIZED] by itself; debug.kprobes-optimization = 0 takes the
 # flag away before the write returns, 1 brings it back; so do debugfs'
 # enabled 0 and 1.  A post_handler probe at the same place keeps it away.
+# (The list shows [OPTIMIZED] once the optimizer has taken the site, as
+# upstream's does; that the jmp then goes in, and hits take no trap, is
+# the KUnit suite kprobes_optimization's to show.)
 
 . "$(dirname "$0")/functions.sh"
 
