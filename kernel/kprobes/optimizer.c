@@ -4,8 +4,9 @@
  *
  * A site is worth a jump when it is armed, optimization is on (the
  * debug.kprobes-optimization sysctl), the architecture built it a detour,
- * no probe there needs the step path (post_handler, fault_handler, jprobe)
- * and no other site sits inside its region.  Whenever any of that changes,
+ * no probe there needs the step path (post_handler, fault_handler, jprobe),
+ * no other site sits inside its region and it is not the entry of a
+ * function open to error injection.  Whenever any of that changes,
  * kprobe_site_update_opt() runs under kprobe_mutex:
  *
  *   NONE -> QUEUED      the site became worth a jump; the delayed work
@@ -23,9 +24,11 @@
  *                       the same call (kprobe_commit_text())
  *
  * KPROBE_FLAG_OPTIMIZED is set on a site's probes exactly while it is
- * DONE, so /sys/kernel/debug/kprobes/list tells the truth whenever it can
- * be read (it takes kprobe_mutex too).
+ * DONE: kprobe_optimized() says the jmp is in.  The debugfs list shows
+ * [OPTIMIZED] from QUEUED on, as upstream's does (debugfs.c).
  */
+#include <linux/error-injection.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/workqueue.h>
 
@@ -45,12 +48,33 @@ static LIST_HEAD(unopt_pending);	/* NONE, jmp still in the text */
 static void kprobe_optimizer(struct work_struct *work);
 static DECLARE_DELAYED_WORK(optimizer_work, kprobe_optimizer);
 
+/*
+ * Error injection (fail_function, bpf_override_return()) makes a probe's
+ * pre_handler send the CPU out of a function at its entry, by changing
+ * regs->ip.  The int3 and ftrace paths go where the handler says; the
+ * detour cannot (it always goes on with the copied region).  So the entry
+ * of a function open to error injection keeps its int3.
+ */
+static bool site_may_be_redirected(struct kprobe_site *site)
+{
+	unsigned long addr = (unsigned long)site->addr, size, offset;
+	bool entry;
+
+	if (!IS_ENABLED(CONFIG_FUNCTION_ERROR_INJECTION) ||
+	    !within_error_injection_list(addr) ||
+	    !kallsyms_lookup_size_offset(addr, &size, &offset))
+		return false;
+	/* The entry as a probe at symbol+0 has it (past an endbr). */
+	return arch_adjust_kprobe_addr(addr - offset, 0, &entry) == site->addr;
+}
+
 static bool site_worth_jump(struct kprobe_site *site)
 {
 	return READ_ONCE(sysctl_kprobes_optimization) && site->armed &&
 	       !site->gone && !site->stepped && !site->posted &&
 	       site->region_clear &&
-	       arch_kprobe_region_len(site);
+	       arch_kprobe_region_len(site) &&
+	       !site_may_be_redirected(site);
 }
 
 /* KPROBE_FLAG_OPTIMIZED follows the state. */

@@ -11,6 +11,7 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/error-injection.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ptrace.h>
@@ -20,6 +21,8 @@
 
 long kpo_data;
 long kpo_plain(long x);
+long kpo_inject(long x);
+ALLOW_ERROR_INJECTION(kpo_inject, ERRNO);
 long kpo_rip(void);
 long kpo_jcc(long x);
 long kpo_stack(long x);
@@ -310,6 +313,42 @@ static void optimized_ignores_pre_return(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+#ifdef CONFIG_FUNCTION_ERROR_INJECTION
+/* What fail_function and bpf_override_return() do: return -5 at once. */
+static int injecting_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	seen.pre++;
+	regs_set_return_value(regs, -5);
+	override_function_with_return(regs);
+	return 1;
+}
+#endif
+
+/*
+ * A pre_handler-only probe at the entry of a function open to error
+ * injection: it would be worth a jump, but the detour cannot leave the
+ * function as an injection must, so it stays on int3 and every call
+ * returns the injected error.
+ */
+static void injectable_entry_stays_int3(struct kunit *test)
+{
+#ifdef CONFIG_FUNCTION_ERROR_INJECTION
+	struct kprobe kp = { .addr = (void *)kpo_inject,
+			     .pre_handler = injecting_pre };
+	int i;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_FALSE(test, settled_optimized(test, &kp));
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, kpo_inject(1), -5L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 3);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpo_inject(1), 6L);
+#else
+	kunit_skip(test, "no CONFIG_FUNCTION_ERROR_INJECTION");
+#endif
+}
+
 static void kretprobe_entry_is_optimized(struct kunit *test)
 {
 	struct kretprobe rp = {
@@ -551,6 +590,7 @@ static struct kunit_case opt_cases[] = {
 	KUNIT_CASE(transitions),
 	KUNIT_CASE(kretprobe_entry_is_optimized),
 	KUNIT_CASE(optimized_ignores_pre_return),
+	KUNIT_CASE(injectable_entry_stays_int3),
 	KUNIT_CASE_SLOW(hits_while_flipping),
 	KUNIT_CASE_SLOW(undo_jump_for_post_handler),
 	KUNIT_CASE_SLOW(undo_jump_for_jprobe),

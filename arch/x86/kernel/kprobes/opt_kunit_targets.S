@@ -18,6 +18,16 @@ SYM_FUNC_START(kpo_plain)
 	RET
 SYM_FUNC_END(kpo_plain)
 
+/*
+ * long kpo_inject(long x): x + 5, as kpo_plain, but open to error
+ * injection (opt_kunit.c): its entry must stay on int3.
+ */
+SYM_FUNC_START(kpo_inject)
+	mov	%rdi, %rax
+	add	$5, %rax
+	RET
+SYM_FUNC_END(kpo_inject)
+
 /* long kpo_rip(void): kpo_data + 1; the region is a RIP-relative load */
 SYM_FUNC_START(kpo_rip)
 	mov	kpo_data(%rip), %rax

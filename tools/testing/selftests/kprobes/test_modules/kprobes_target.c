@@ -19,10 +19,16 @@
  * shows the errnos in .../refusals: its own noinstr function (from its
  * init), and its own __init function once the module is live (from a
  * module notifier called after the kernel's, while that text still exists).
+ *
+ * Two functions open to error injection (ALLOW_ERROR_INJECTION, ERRNO):
+ * reading .../may_fail and .../may_fail_notrace calls them and shows what
+ * they returned (0 unless an injection made them fail).  The second is
+ * notrace: no ftrace site, so a probe at its entry is an int3 one.
  */
 #include <linux/async.h>
 #include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/error-injection.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <asm/text-patching.h>
@@ -48,6 +54,37 @@ noinline int kprobes_target_func(int x)
 {
 	return x * 3 + 1;
 }
+
+noinline int kprobes_target_may_fail(void);
+noinline int kprobes_target_may_fail(void)
+{
+	return 0;
+}
+ALLOW_ERROR_INJECTION(kprobes_target_may_fail, ERRNO);
+
+/* Long enough for a jmp: an optimizable entry, were it not injectable. */
+static int may_fail_calls;
+noinline notrace int kprobes_target_may_fail_notrace(void);
+noinline notrace int kprobes_target_may_fail_notrace(void)
+{
+	WRITE_ONCE(may_fail_calls, READ_ONCE(may_fail_calls) + 1);
+	return 0;
+}
+ALLOW_ERROR_INJECTION(kprobes_target_may_fail_notrace, ERRNO);
+
+static int may_fail_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%d\n", kprobes_target_may_fail());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(may_fail);
+
+static int may_fail_notrace_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%d\n", kprobes_target_may_fail_notrace());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(may_fail_notrace);
 
 static int calls;
 
@@ -218,6 +255,9 @@ static int __init kprobes_target_init(void)
 	}
 	dir = debugfs_create_dir("kprobes_target", NULL);
 	debugfs_create_file("call", 0400, dir, NULL, &call_fops);
+	debugfs_create_file("may_fail", 0400, dir, NULL, &may_fail_fops);
+	debugfs_create_file("may_fail_notrace", 0400, dir, NULL,
+			    &may_fail_notrace_fops);
 	debugfs_create_u32("init_hits", 0400, dir, &init_hits);
 	debugfs_create_file("refusals", 0400, dir, NULL, &refusals_fops);
 	debugfs_create_u32("late_result", 0400, dir, &late_result);
