@@ -304,6 +304,13 @@ static unsigned int __kprobes patched_nop_len(const u8 *p)
 	return 0;
 }
 
+/* static_call's "return 0" in place of a call: cs cs cs xor %eax,%eax. */
+static bool __kprobes is_static_call_return0(const u8 *p)
+{
+	return p[0] == 0x2e && p[1] == 0x2e && p[2] == 0x2e &&
+	       p[3] == 0x31 && p[4] == 0xc0;
+}
+
 /*
  * The int3 this CPU trapped on is no longer in the text: a probe went
  * away, or text_poke_bp() finished patching, after the CPU fetched it.
@@ -316,10 +323,10 @@ static unsigned int __kprobes patched_nop_len(const u8 *p)
  * made while the int3 stood; re-executing then traps again, forever,
  * with the interrupts of the code it came from (off, in __schedule()),
  * and the next text_poke_sync() waits forever for that CPU's answer.
- * So the instructions text_poke_bp() writes (the nops, jmp and call of
- * jump labels, static calls and ftrace) are emulated from the bytes that
- * stand now; only other instructions (a probe's original one) are
- * re-executed.
+ * So the instructions that jump labels, static calls and ftrace write
+ * through text_poke_bp() (the kernel's nops, jmp, jcc, call, ret, and
+ * static_call's "return 0") are emulated from the bytes that stand now;
+ * only other instructions (a probe's original one) are re-executed.
  */
 static int __kprobes int3_gone(struct pt_regs *regs, kprobe_opcode_t *addr)
 {
@@ -340,6 +347,26 @@ static int __kprobes int3_gone(struct pt_regs *regs, kprobe_opcode_t *addr)
 		int3_emulate_call(regs, at + CALL_INSN_SIZE +
 				  get_unaligned((s32 *)(p + 1)));
 		return 1;
+	case RET_INSN_OPCODE:
+		int3_emulate_ret(regs);
+		return 1;
+	case 0x0f:				/* jcc rel32 */
+		if ((p[1] & 0xf0) != 0x80)
+			break;
+		int3_emulate_jcc(regs, p[1] & 0x0f, at + 6,
+				 get_unaligned((s32 *)(p + 2)));
+		return 1;
+	case 0x2e:
+		if (is_static_call_return0(p)) {
+			/* xor %eax,%eax: ZF and PF set, CF OF SF cleared */
+			regs->ax = 0;
+			regs->flags &= ~(X86_EFLAGS_CF | X86_EFLAGS_OF |
+					 X86_EFLAGS_SF | X86_EFLAGS_AF);
+			regs->flags |= X86_EFLAGS_ZF | X86_EFLAGS_PF;
+			int3_emulate_jmp(regs, at + 5);
+			return 1;
+		}
+		break;
 	}
 	len = patched_nop_len(p);
 	int3_emulate_jmp(regs, at + len);	/* len 0: re-execute */
