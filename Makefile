@@ -8,6 +8,9 @@
 #   make shell         boot into an interactive shell
 #   make patches       write the patch series to build/patches/
 #   make bench         the benchmark on our kernel and on pristine upstream
+#   make ftrace-reference  upstream's ftrace kprobe selftests on pristine
+#                      upstream and on ours; rewrites the reference make
+#                      check holds ours to (ftracetest-upstream.txt)
 #   DEBUG=1            build and test the lockdep kernel (build/obj-debug)
 #   KERNELS="test"     build and test only these kernels (kernels.sh)
 
@@ -25,7 +28,7 @@ export KERNELS ?= test tracing
 endif
 FIRST := $(firstword $(KERNELS))
 
-.PHONY: all demo check shell patches bench setup assemble build clean
+.PHONY: all demo check shell patches bench ftrace-reference setup assemble build clean
 
 all: demo
 
@@ -54,6 +57,9 @@ patches: assemble
 
 bench: assemble
 	@$(T)/bench.sh
+
+ftrace-reference: assemble
+	@$(T)/ftrace-reference.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -26,14 +26,9 @@ tracing) configs="test tracing"; sfx=-tracing ;;
 esac
 out=$BUILD/bench$sfx
 src=$BUILD/src
-upsrc=$BUILD/src-upstream
 mkdir -p "$out"
-
-# The pristine tree: a work tree of the "base" commit, made once.
-if [ ! -d "$upsrc/.git" ] && [ ! -f "$upsrc/.git" ]; then
-	echo "bench: checking out the pristine base in $upsrc"
-	git -C "$src" worktree add -q --detach "$upsrc" base
-fi
+. "$T/kernels.sh"
+upsrc=$(pristine_tree)
 
 # kernel <name>: the environment that builds and boots one of the two.
 kernel_env() {

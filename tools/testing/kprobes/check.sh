@@ -19,8 +19,8 @@ T=$top/tools/testing/kprobes
 # What one kernel must report: the static list, every selftest script, and
 # (--cases-from) every case of the KUnit suites it builds, read from their
 # sources.  Prints ktap.py's options for that kernel.
-expectations() {	# expectations <obj>
-	local obj=$1 expect=$1/check-expected.txt f
+expectations() {	# expectations <obj> <mode> <tools: 0|1>
+	local obj=$1 expect=$1/check-expected-$2.txt f
 	{
 		cat "$T/expected.txt"
 		for t in "$top"/tools/testing/selftests/kprobes/test-*.sh; do
@@ -29,6 +29,17 @@ expectations() {	# expectations <obj>
 		# The ftrace coexistence script needs the function tracer.
 		grep -q '^CONFIG_FUNCTION_TRACER=y' "$obj/.config" ||
 			echo "skip-ok test-ftrace	# no function tracer in this kernel"
+		grep -q '^CONFIG_FUNCTION_ERROR_INJECTION=y' "$obj/.config" ||
+			echo "skip-ok kprobes_optimization/injectable_entry_stays_int3	# no error injection in this kernel"
+		grep -q '^CONFIG_FAIL_FUNCTION=y' "$obj/.config" ||
+			echo "skip-ok test-fail-function	# no fail_function in this kernel"
+		[ "$3" = 1 ] ||
+			echo "skip-ok test-tools	# perf and bpftrace ride only in a tracing kernel's preempt=$TOOLS_MODE boot"
+		grep -q '^CONFIG_BPF_EVENTS=y' "$obj/.config" ||
+			echo "skip-ok test-perf-pmu	# no kprobe PMU or BPF events in this kernel"
+		# Upstream's ftrace selftests: what they gave on upstream.
+		grep -q '^CONFIG_KPROBE_EVENTS=y' "$obj/.config" &&
+			ftrace_expectations
 	} > "$expect"
 	echo --expect "$expect"
 	for f in arch/x86/kernel/kprobes/kprobes_kunit.c arch/x86/kernel/kprobes/opt_kunit.c \
@@ -40,21 +51,45 @@ expectations() {	# expectations <obj>
 	fi
 }
 
+# Each ftracetest case as upstream's reference run found it
+# (ftracetest-upstream.txt, written by make ftrace-reference): a case
+# that passed there must pass here; one that was unsupported there may
+# skip; one that failed there too is listed as KNOWN.
+ftrace_expectations() {
+	local result name
+	echo "require ftracetest"
+	grep -v '^#' "$T/ftracetest-upstream.txt" | while IFS=$'\t' read -r result name; do
+		case "$result" in
+		PASS|XFAIL) echo "require ftracetest/$name" ;;
+		SKIP) echo "skip-ok ftracetest/$name # SKIP on upstream too" ;;
+		*) echo "known-fail ftracetest/$name # $result on upstream too" ;;
+		esac
+	done
+}
+
 problems=()
 args=()
 cpus=${CPUS:-2}
+# Debian's perf and bpftrace (about 220 MB with their libraries) go into
+# the initramfs of one boot per kernel with BPF events: this mode's.
+TOOLS_MODE=${TOOLS_MODE:-full}
 for kernel in ${KERNELS:-test}; do
 obj=$(kernel_obj "$kernel")
-# shellcheck disable=SC2207
-args+=($(expectations "$obj"))
 for mode in ${PREEMPT_MODES:-none full}; do
+	tools=0
+	[ "$mode" = "$TOOLS_MODE" ] && grep -q '^CONFIG_BPF_EVENTS=y' "$obj/.config" && tools=1
+	# shellcheck disable=SC2207
+	args+=($(expectations "$obj" "$mode" $tools))
 	run="$kernel/preempt=$mode"
 	log=$obj/check-$mode.log
 	# Never judge an old console: remove every trace of the last run first.
 	rm -f "$log" "$obj/check-$mode"-*.log "$obj/check-$mode"-*.parsed
 	echo "check: booting the $kernel kernel with preempt=$mode (console in $log)"
 	start=$(date +%s)
-	KERNEL=$kernel CPUS=$cpus "$T/run.sh" check "$log" "preempt=$mode" > /dev/null
+	mem=1024
+	[ $tools = 1 ] && mem=2048
+	GUEST_TOOLS=$tools MEM=$mem KERNEL=$kernel CPUS=$cpus \
+		"$T/run.sh" check "$log" "preempt=$mode" > /dev/null
 	rc=$?
 	echo "check: the guest ran for $(( $(date +%s) - start ))s"
 	if [ $rc -ne 0 ]; then

@@ -23,3 +23,14 @@ kernel_configs() {
 	*) echo "kernels.sh: no kernel named $1" >&2; return 1 ;;
 	esac
 }
+
+# The pristine upstream tree ($BUILD/src-upstream): a work tree of the
+# assembled tree's "base" commit, made once.  Prints its path.
+pristine_tree() {
+	local up=$BUILD/src-upstream
+	if [ ! -d "$up/.git" ] && [ ! -f "$up/.git" ]; then
+		echo "checking out the pristine base in $up" >&2
+		git -C "$BUILD/src" worktree add -q --detach "$up" base
+	fi
+	echo "$up"
+}

@@ -25,6 +25,51 @@ find "$obj/samples/kprobes" "$obj/samples/livepatch" "$obj/selftest-modules" \
 	-name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
 cp "$scripts"/*.sh "$root/kselftest/kprobes/"
 cp "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/kselftest/kprobes/"
+# A kernel with kprobe events also gets upstream's ftrace selftests (the
+# kprobe cases: ftrace_cases below), the real bash ftracetest wants, and
+# the trace-printk sample that its module case loads with modprobe.
+ftrace_cases="test.d/kprobe test.d/dynevent/add_remove_kprobe.tc
+	test.d/dynevent/clear_select_events.tc test.d/dynevent/generic_clear_event.tc"
+if grep -q '^CONFIG_KPROBE_EVENTS=y' "$obj/.config" 2>/dev/null; then
+	ft=$src/tools/testing/selftests/ftrace
+	mkdir -p "$root/kselftest/ftrace/test.d/dynevent"
+	cp "$ft/ftracetest" "$root/kselftest/ftrace/"
+	cp "$ft/test.d/functions" "$root/kselftest/ftrace/test.d/"
+	for c in $ftrace_cases; do
+		cp -r "$ft/$c" "$root/kselftest/ftrace/$c"
+	done
+	echo "$ftrace_cases" | tr -s ' \t\n' ' ' > "$root/kselftest/ftrace/cases"
+	cp /bin/bash-static "$root/bin/bash"
+	krel=$(cat "$obj/include/config/kernel.release")
+	if [ -f "$obj/samples/trace_printk/trace-printk.ko" ]; then
+		mkdir -p "$root/lib/modules/$krel/extra"
+		cp "$obj/samples/trace_printk/trace-printk.ko" "$root/lib/modules/$krel/extra/"
+		touch "$root/lib/modules/$krel/"{modules.order,modules.builtin,modules.builtin.modinfo}
+		/sbin/depmod -b "$root" "$krel"
+	fi
+	# The perf kprobe PMU check's program (static: the initramfs has no libc).
+	pmu=$top/tools/testing/selftests/kprobes/tools/kprobe_pmu.c
+	if [ ! "$obj/kprobe_pmu" -nt "$pmu" ]; then
+		gcc -static -O2 -Wall -o "$obj/kprobe_pmu" "$pmu"
+	fi
+	cp "$obj/kprobe_pmu" "$root/kselftest/kprobes/"
+fi
+# GUEST_TOOLS=1: the host's perf and bpftrace, with the shared libraries they
+# load, for test-tools.sh (about 220 MB: only the boot that runs them).
+copy_with_libs() {	# copy_with_libs <program>
+	local lib
+	mkdir -p "$root$(dirname "$1")"
+	cp -L "$1" "$root$1"
+	for lib in $(ldd "$1" | grep -oE '/[^ ]+'); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+if [ "${GUEST_TOOLS:-0}" = 1 ]; then
+	copy_with_libs /usr/bin/perf
+	copy_with_libs /usr/bin/bpftrace
+fi
 # Extra files: EXTRA_FILES="host-path:initramfs-path ..."
 for pair in ${EXTRA_FILES:-}; do
 	cp "${pair%%:*}" "$root/${pair#*:}"

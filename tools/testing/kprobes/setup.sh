@@ -9,7 +9,8 @@ set -euo pipefail
 PIN=${KPROBES_BASE_VERSION:-6.12.117-1~deb12u1}
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 TOOLS="gcc make flex bison bc libelf-dev libssl-dev cpio dwarves python3 rsync
-       kmod qemu-system-x86 busybox-static xz-utils git"
+       kmod qemu-system-x86 busybox-static bash-static xz-utils git
+       linux-perf bpftrace libc6-dev"
 
 missing=()
 for p in $TOOLS; do
