@@ -111,8 +111,14 @@ for mode in ${PREEMPT_MODES:-none full}; do
 	sed -n '/Run \/init as init process/,$p' "$log" > "$obj/check-$mode-selftests.log"
 	for part in kunit selftests; do
 		out=$obj/check-$mode-$part.parsed
+		# kunit.py also fails a document with a failed case: that is
+		# ktap.py's to judge (an ftracetest case that fails on
+		# upstream too is KNOWN there).  Only a document it could not
+		# read, or one with a crashed test, is a problem here.
 		if python3 "$src/tools/testing/kunit/kunit.py" parse \
-			"$obj/check-$mode-$part.log" > "$out" 2>&1; then
+			"$obj/check-$mode-$part.log" > "$out" 2>&1 ||
+		   { tail -n1 "$out" | grep -q 'Testing complete' &&
+		     ! tail -n1 "$out" | grep -qE 'crashed|errors'; }; then
 			echo "check: kunit.py parse ($run, $part): $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')"
 		else
 			problems+=(--problem "kunit.py parse ($run, $part) failed: $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')")
