@@ -106,9 +106,16 @@ for mode in ${PREEMPT_MODES:-none full}; do
 		problems+=(--problem "$run: the guest did not bring up $cpus CPUs")
 	fi
 
-	# The boot-time KUnit document, and the selftests' document after /init.
-	sed '/Run \/init as init process/,$d' "$log" > "$obj/check-$mode-kunit.log"
-	sed -n '/Run \/init as init process/,$p' "$log" > "$obj/check-$mode-selftests.log"
+	# The boot-time KUnit document, and the selftests' document after
+	# /init, without the kernel's own messages that the console puts
+	# between their lines ("input: AT Translated Set 2 keyboard" between
+	# a plan and its first subtest made kunit.py report crashed tests):
+	# KTAP lines begin with blank, '#', KTAP, TAP, 1.., ok or not ok.
+	ktap_only='/^\r\{0,1\}$\|^[ \t#]\|^K\{0,1\}TAP version\|^1\.\.\|^ok \|^not ok /p'
+	sed '/Run \/init as init process/,$d' "$log" | tr -d '\r' | sed -n "$ktap_only" \
+		> "$obj/check-$mode-kunit.log"
+	sed -n '/Run \/init as init process/,$p' "$log" | tr -d '\r' | sed -n "$ktap_only" \
+		> "$obj/check-$mode-selftests.log"
 	for part in kunit selftests; do
 		out=$obj/check-$mode-$part.parsed
 		# kunit.py also fails a document with a failed case: that is
@@ -117,9 +124,9 @@ for mode in ${PREEMPT_MODES:-none full}; do
 		# read, or one with a crashed test, is a problem here.
 		if python3 "$src/tools/testing/kunit/kunit.py" parse \
 			"$obj/check-$mode-$part.log" > "$out" 2>&1 ||
-		   { tail -n1 "$out" | grep -q 'Testing complete' &&
-		     ! tail -n1 "$out" | grep -qE 'crashed|errors'; }; then
-			echo "check: kunit.py parse ($run, $part): $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')"
+		   { grep 'Testing complete' "$out" | tail -n1 | grep -q . &&
+		     ! grep 'Testing complete' "$out" | tail -n1 | grep -qE 'crashed|errors'; }; then
+			echo "check: kunit.py parse ($run, $part): $(grep 'Testing complete' "$out" | tail -n1 | sed 's/^\[[0-9:]*\] //')"
 		else
 			problems+=(--problem "kunit.py parse ($run, $part) failed: $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')")
 		fi
