@@ -722,13 +722,27 @@ static void jprobe_on_irq_stack(struct kunit *test)
 		.kp.symbol_name = "__sysvec_apic_timer_interrupt",
 		.entry = irq_jentry,
 	};
-	int i;
+	int i, round;
 
-	atomic_set(&irq_jhits, 0);
-	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
-	for (i = 0; i < 100 && atomic_read(&irq_jhits) < 10; i++)
-		msleep(20);
-	unregister_jprobe(&jp);
+	/*
+	 * Under QEMU's TCG a vCPU can go on running a translation of the
+	 * text made before the int3 went in (the mirror of what int3.c's
+	 * int3_gone() copes with), and see no hit for seconds.  One more
+	 * round, armed anew, tells that from a jprobe that never fires.
+	 */
+	for (round = 0; round < 2; round++) {
+		atomic_set(&irq_jhits, 0);
+		KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+		for (i = 0; i < 100 && atomic_read(&irq_jhits) < 10; i++)
+			msleep(20);
+		unregister_jprobe(&jp);
+		if (atomic_read(&irq_jhits) >= 10)
+			break;
+		kunit_info(test, "round %d: %d hits; arming again\n",
+			   round, atomic_read(&irq_jhits));
+		memset(&jp.kp, 0, sizeof(jp.kp));
+		jp.kp.symbol_name = "__sysvec_apic_timer_interrupt";
+	}
 	KUNIT_EXPECT_GE(test, atomic_read(&irq_jhits), 10);
 	kunit_info(test, "%d timer interrupts seen\n", atomic_read(&irq_jhits));
 }
