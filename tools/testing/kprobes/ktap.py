@@ -129,7 +129,7 @@ def read_expect(expect, cases_from):
         for line in open(expect):
             if line.lstrip().startswith('#'):
                 continue
-            words = line.split(' #', 1)[0].split(None, 1)
+            words = re.split(r'\s#', line, 1)[0].split(None, 1)
             if len(words) == 2:
                 wants.append((words[0], words[1].strip()))
     for src in cases_from:
