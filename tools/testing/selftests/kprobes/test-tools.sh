@@ -22,14 +22,6 @@ TR=/sys/kernel/tracing
 export HOME=/tmp PERF_PAGER=cat PATH=$PATH:/usr/bin
 cd /tmp
 N=20
-# calls <n>: read the target module's call file n times (one call each).
-calls() {
-	i=0
-	while [ $i -lt "$1" ]; do
-		cat /sys/kernel/debug/kprobes_target/call > /dev/null
-		i=$((i + 1))
-	done
-}
 insmod "$MODDIR/kprobes_target.ko"
 has() {	# has <text> <extended regex>
 	echo "$1" | grep -qE "$2"
