@@ -33,6 +33,10 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1>
 			echo "skip-ok kprobes_optimization/injectable_entry_stays_int3	# no error injection in this kernel"
 		grep -q '^CONFIG_FAIL_FUNCTION=y' "$obj/.config" ||
 			echo "skip-ok test-fail-function	# no fail_function in this kernel"
+		grep -q '^CONFIG_PROVE_LOCKING=y' "$obj/.config" && {
+			echo "skip-ok test-fail-function/the caller sees -5	# lockdep forbids should_fail()'s local lock in int3's NMI context"
+			echo "skip-ok test-fail-function/and again (not a one-off)	# the same"
+		}
 		[ "$3" = 1 ] ||
 			echo "skip-ok test-tools	# perf and bpftrace ride only in a tracing kernel's preempt=$TOOLS_MODE boot"
 		grep -q '^CONFIG_BPF_EVENTS=y' "$obj/.config" ||

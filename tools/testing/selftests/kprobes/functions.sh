@@ -40,6 +40,12 @@ check_fails() {
 	fi
 }
 
+# skip <description> <reason>: a KTAP SKIP result that says why.
+skip() {
+	__ktap_test ok "$1" "SKIP $2"
+	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
+}
+
 # log_count <pattern>: lines of the kernel log matching a fixed string.
 log_count() {
 	dmesg | grep -cF -- "$1"
