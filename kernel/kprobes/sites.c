@@ -170,6 +170,7 @@ bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *p, *jprobe = NULL;
 	struct list_head *first;
+	struct kprobe *running;
 
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	list_for_each_entry_rcu(p, &site->probes, list) {
@@ -199,8 +200,9 @@ bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
 	 * kprobe_running()).
 	 */
 	first = READ_ONCE(site->probes.next);
-	__this_cpu_write(current_kprobe, first != &site->probes ?
-			 list_entry(first, struct kprobe, list) : &kprobe_busy);
+	running = first != &site->probes ?
+		  list_entry(first, struct kprobe, list) : &kprobe_busy;
+	__this_cpu_write(current_kprobe, running);
 	return false;
 }
 
