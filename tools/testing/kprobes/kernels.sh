@@ -6,7 +6,8 @@
 #   tracing  the same + configs/tracing.config (ftrace, kprobe events,
 #            perf, BPF, livepatch, the CPU mitigations)        build/obj-tracing
 #   debug    the tracing kernel + configs/debug.config (lockdep, RCU and
-#            list debugging; make check DEBUG=1)               build/obj-debug
+#            list debugging) + configs/sanitizers.config (KASAN,
+#            kmemleak, UBSAN); make check DEBUG=1              build/obj-debug
 
 kernel_obj() {
 	case "$1" in
@@ -19,7 +20,7 @@ kernel_configs() {
 	case "$1" in
 	test) echo "test kunit" ;;
 	tracing) echo "test kunit tracing" ;;
-	debug) echo "test kunit tracing debug" ;;
+	debug) echo "test kunit tracing debug sanitizers" ;;
 	*) echo "kernels.sh: no kernel named $1" >&2; return 1 ;;
 	esac
 }
