@@ -55,3 +55,8 @@ if [ -d "$kst" ]; then
 	rsync -rc "$kst/" "$obj/selftest-modules/"
 	kmake -j"$(nproc)" M="$obj/selftest-modules" modules
 fi
+# Every instruction boundary of some core functions, for test-everyinsn.sh.
+if [ ! "$obj/everyinsn.txt" -nt "$obj/vmlinux" ]; then
+	python3 "$top/tools/testing/kprobes/everyinsn.py" "$obj" > "$obj/everyinsn.txt.tmp"
+	mv "$obj/everyinsn.txt.tmp" "$obj/everyinsn.txt"
+fi

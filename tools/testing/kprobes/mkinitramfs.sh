@@ -25,6 +25,7 @@ find "$obj/samples/kprobes" "$obj/samples/livepatch" "$obj/selftest-modules" \
 	-name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
 cp "$scripts"/*.sh "$root/kselftest/kprobes/"
 cp "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/kselftest/kprobes/"
+[ -f "$obj/everyinsn.txt" ] && cp "$obj/everyinsn.txt" "$root/kselftest/kprobes/"
 # A kernel with kprobe events also gets upstream's ftrace selftests (the
 # kprobe cases: ftrace_cases below), the real bash ftracetest wants, and
 # the trace-printk sample that its module case loads with modprobe.

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The torture test (kprobes_torture.ko, see its source): random
+# registration work on both CPUs while readers check every result and CPU 1
+# goes offline and online; meanwhile this script loads and unloads
+# kprobes_target (which the torture probes) and flips the two knobs,
+# debug.kprobes-optimization and debugfs "enabled".  The run must end in
+# SUCCESS with calls, hits, refusals and hotplug cycles all counted, and
+# leave nothing behind: no probe in the list, both knobs on, CPU 1 online,
+# and, on a kernel with kmemleak, no leaked object allocated by Kprobes.
+#   KPROBES_TORTURE_DURATION  seconds (default 10; make torture sets it)
+#   KPROBES_TORTURE_SEED      replay a run (default: a random seed)
+
+. "$(dirname "$0")/functions.sh"
+
+duration=${KPROBES_TORTURE_DURATION:-10}
+seed=${KPROBES_TORTURE_SEED:-0}
+CPU1=/sys/devices/system/cpu/cpu1/online
+
+ktap_print_header
+ktap_set_plan 12
+
+clear_log
+stop=/tmp/torture.stop
+rm -f $stop
+# kprobes_target comes and goes while the torture probes it.
+(
+	while [ ! -e $stop ]; do
+		insmod "$MODDIR/kprobes_target.ko" 2>/dev/null
+		sleep 0.1
+		# Its function, probed or not: once while loaded.
+		cat /sys/kernel/debug/kprobes_target/call > /dev/null 2>&1
+		sleep 0.2
+		rmmod kprobes_target 2>/dev/null
+		sleep 0.2
+	done
+) &
+loader=$!
+(
+	flips=0
+	while [ ! -e $stop ]; do
+		# Off one step in four (optimization) and in three (all
+		# probes): on long enough between for the optimizer to finish.
+		[ -e /proc/sys/debug/kprobes-optimization ] &&
+			echo $(( flips % 4 != 3 )) > /proc/sys/debug/kprobes-optimization
+		echo $(( flips % 3 != 2 )) > $DEBUGFS/enabled
+		flips=$((flips + 1))
+		sleep 0.$((flips % 3 + 1))
+	done
+	[ -e /proc/sys/debug/kprobes-optimization ] &&
+		echo 1 > /proc/sys/debug/kprobes-optimization
+	echo 1 > $DEBUGFS/enabled
+	echo "# knob flips: $flips"
+) &
+knobs=$!
+insmod "$MODDIR/kprobes_torture.ko" duration="$duration" seed="$seed"
+rc=$?
+touch $stop
+wait $loader $knobs
+rmmod kprobes_target 2>/dev/null
+
+dmesg | grep 'kprobes_torture:' > /tmp/torture.log
+cat /tmp/torture.log | sed 's/^/# /'
+# The value of one counter of the summary: stat <name>
+stat() {
+	sed -n "s/.* $1=\([0-9-]*\).*/\1/p" /tmp/torture.log | tail -n1
+}
+check "the run ends in SUCCESS" grep -q 'kprobes_torture: SUCCESS' /tmp/torture.log
+check "and its load returns 0" [ $rc -eq 0 ]
+check "the readers made calls, none wrong" \
+	sh -c "[ '$(stat calls)' -gt 0 ] && [ '$(stat wrong)' = 0 ]"
+check "probes were registered and hit" \
+	sh -c "[ '$(stat registered)' -gt 0 ] && [ '$(stat hits)' -gt 0 ]"
+if [ -e /proc/sys/debug/kprobes-optimization ]; then
+	check "some hits came through a jump (optimized)" [ "$(stat optimized_hits)" -gt 0 ]
+else
+	ktap_test_skip "some hits came through a jump (optimized)"
+fi
+check "kretprobes and jprobes fired" \
+	sh -c "[ '$(stat kretprobe)' -gt 0 ] && [ '$(stat jprobe)' -gt 0 ]"
+check "places that are not instruction boundaries were refused (EILSEQ)" \
+	grep -q ' -84:[0-9]' /tmp/torture.log
+check "CPU 1 went offline and back, and is online" \
+	sh -c "[ '$(stat onoff)' -gt 0 ] && [ \"\$(cat $CPU1)\" = 1 ]"
+rmmod kprobes_torture 2>/dev/null
+check "nothing is left in the list" sh -c "! grep -q . $DEBUGFS/list"
+check "both knobs flipped back on" \
+	sh -c "[ \"\$(cat $DEBUGFS/enabled)\" = 1 ] &&
+	       { [ ! -e /proc/sys/debug/kprobes-optimization ] ||
+	         [ \"\$(cat /proc/sys/debug/kprobes-optimization)\" = 1 ]; }"
+
+check "no splat in the kernel log" no_splat
+
+# kmemleak: two scans (an object is reported once it stayed unreferenced
+# over one, and only once it is 5 s old), then no report whose allocation
+# went through Kprobes (the torture's own frames are gone with its module:
+# what counts is the core's).
+KML=/sys/kernel/debug/kmemleak
+if [ -e $KML ]; then
+	sleep 6
+	echo scan > $KML
+	sleep 1
+	echo scan > $KML
+	cat $KML > /tmp/kmemleak.txt
+	echo "# kmemleak: $(grep -c '^unreferenced object' /tmp/kmemleak.txt) unreferenced objects in all"
+	check "kmemleak reports nothing allocated by Kprobes" \
+		sh -c "! grep -qiE 'kprobe|kretprobe|jprobe|insn_slot|torture' /tmp/kmemleak.txt"
+	grep -qiE 'kprobe|kretprobe|jprobe|insn_slot|torture' /tmp/kmemleak.txt &&
+		sed 's/^/# /' /tmp/kmemleak.txt | head -n 60
+else
+	ktap_test_skip "kmemleak reports nothing allocated by Kprobes"
+fi
+
+ktap_finished

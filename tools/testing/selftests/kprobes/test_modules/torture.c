@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobes_torture: Kprobes under concurrent, random registration work,
+ * in the manner of rcutorture and locktorture.
+ *
+ * For @duration seconds:
+ *  - @readers threads call the target functions (torture_targets.S,
+ *    one per class of instruction) and compare every result with the one
+ *    the same call gave at load time, before any probe existed;
+ *  - @writers threads, each with its own slots, pick random work:
+ *    register and unregister kprobes at random offsets of the targets
+ *    (instruction boundaries or not), singly and in batches, kretprobes
+ *    and jprobes at their entries, probes at places that must be refused,
+ *    a probe on a function of the kprobes_target module (which the
+ *    selftest loads and unloads meanwhile), and enable/disable;
+ *  - an onoff thread takes CPU 1 offline and brings it back;
+ *  - meanwhile the selftest flips debug.kprobes-optimization and the
+ *    debugfs "enabled" switch, as a user would.
+ * The handlers check what they are given (the ip a pre_handler sees, the
+ * argument a jprobe sees, the value a kretprobe sees returned).
+ *
+ * Everything is decided by a pseudo-random generator seeded from @seed
+ * (0: a random seed), printed first so that a failure can be replayed.
+ * The load returns when the run is over, after everything is unregistered
+ * and CPU 1 is back online; the log's last line of the run is
+ * "kprobes_torture: SUCCESS" or "kprobes_torture: FAILURE" (the load
+ * fails with -EIO then, too).
+ */
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+static int duration = 10;
+module_param(duration, int, 0444);
+MODULE_PARM_DESC(duration, "seconds to run (default 10)");
+
+static int readers = 2;
+module_param(readers, int, 0444);
+MODULE_PARM_DESC(readers, "threads calling the targets (default 2)");
+
+static int writers = 2;
+module_param(writers, int, 0444);
+MODULE_PARM_DESC(writers, "threads registering probes (default 2)");
+
+static ulong seed;
+module_param(seed, ulong, 0444);
+MODULE_PARM_DESC(seed, "seed of the run (0: random; printed)");
+
+static bool onoff = true;
+module_param(onoff, bool, 0444);
+MODULE_PARM_DESC(onoff, "take CPU 1 offline and online (default on)");
+
+typedef unsigned long (*target_fn)(unsigned long);
+
+struct ktt_target {
+	unsigned long start;
+	unsigned long size;
+};
+
+/* From torture_targets.S. */
+extern const struct ktt_target ktt_targets[], ktt_targets_end[];
+#define NR_TARGETS	14
+#define TARGET_HELPER	3	/* ktt_helper: also called by two targets */
+
+#define NR_INPUTS	16
+static unsigned long inputs[NR_INPUTS];
+static unsigned long expected[NR_TARGETS][NR_INPUTS];
+
+/* What went on, summed over all threads. */
+static atomic_long_t n_calls, n_ops, n_registered, n_hits, n_post;
+static atomic_long_t n_rp_hits, n_jp_hits, n_onoff, n_module, n_opt_hits;
+static atomic_long_t n_refused[MAX_ERRNO + 1];
+/* Why the run failed, first reason only, and how often anything failed. */
+static atomic_t n_bad;
+static const char *first_bad;
+
+/* Printed for the first few only: a flood on the console would bury the verdict. */
+static void bad(const char *why)
+{
+	int n = atomic_inc_return(&n_bad);
+
+	if (n == 1)
+		first_bad = why;
+	if (n <= 10)
+		pr_err("kprobes_torture: wrong: %s (seed=%lu)\n", why, seed);
+}
+
+static target_fn target(int t)
+{
+	return (target_fn)ktt_targets[t].start;
+}
+
+static int input_index(unsigned long x)
+{
+	int i;
+
+	for (i = 0; i < NR_INPUTS; i++)
+		if (inputs[i] == x)
+			return i;
+	return -1;
+}
+
+/* The handlers: each checks what it can know. */
+
+static int torture_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	/* Every path (int3, optimized, ftrace) shows the ip past an int3. */
+	if (instruction_pointer(regs) != (unsigned long)p->addr + 1)
+		bad("a pre_handler saw the wrong ip");
+	atomic_long_inc(&n_hits);
+	/* Set while the jump is in: this hit came through a detour. */
+	if (p->flags & KPROBE_FLAG_OPTIMIZED)
+		atomic_long_inc(&n_opt_hits);
+	return 0;
+}
+NOKPROBE_SYMBOL(torture_pre);
+
+static void torture_post(struct kprobe *p, struct pt_regs *regs,
+			 unsigned long flags)
+{
+	atomic_long_inc(&n_post);
+}
+NOKPROBE_SYMBOL(torture_post);
+
+struct rp_data {
+	unsigned long x;
+	int target;
+};
+
+/* The target an address lies in, or -1. */
+static int target_of(unsigned long addr)
+{
+	int t;
+
+	for (t = 0; t < NR_TARGETS; t++)
+		if (addr - ktt_targets[t].start < ktt_targets[t].size)
+			return t;
+	return -1;
+}
+
+static int torture_rp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct rp_data *d = (struct rp_data *)ri->data;
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	d->x = regs->di;
+	d->target = rp ? target_of((unsigned long)rp->kp.addr) : -1;
+	return 0;
+}
+NOKPROBE_SYMBOL(torture_rp_entry);
+
+static int torture_rp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct rp_data *d = (struct rp_data *)ri->data;
+	int i = input_index(d->x);
+
+	/*
+	 * The targets are pure functions: whenever the argument is one of
+	 * inputs[] (readers pass only those, ktt_call passes others to
+	 * ktt_helper), the value is known.
+	 */
+	if (i >= 0 && d->target >= 0 && d->target < NR_TARGETS &&
+	    regs_return_value(regs) != expected[d->target][i])
+		bad("a kretprobe saw the wrong return value");
+	atomic_long_inc(&n_rp_hits);
+	return 0;
+}
+NOKPROBE_SYMBOL(torture_rp_ret);
+
+/* Never on ktt_helper, the one target called with other arguments. */
+static unsigned long torture_jp_entry(unsigned long x)
+{
+	if (input_index(x) < 0)
+		bad("a jprobe saw an argument no reader passed");
+	atomic_long_inc(&n_jp_hits);
+	jprobe_return();
+	return 0;
+}
+NOKPROBE_SYMBOL(torture_jp_entry);
+
+/* Readers. */
+
+static int reader_fn(void *arg)
+{
+	struct rnd_state rnd;
+
+	prandom_seed_state(&rnd, seed + 1000 + (long)arg);
+	while (!kthread_should_stop()) {
+		int t = prandom_u32_state(&rnd) % NR_TARGETS;
+		int i = prandom_u32_state(&rnd) % NR_INPUTS;
+
+		if (target(t)(inputs[i]) != expected[t][i])
+			bad("a target returned the wrong value");
+		if (irqs_disabled())
+			bad("a target left interrupts off");
+		atomic_long_inc(&n_calls);
+		/*
+		 * A task that never sleeps holds up RCU Tasks, and with it the
+		 * optimizer: report a quiescent state as a sleep would.
+		 */
+		cond_resched_tasks_rcu_qs();
+	}
+	return 0;
+}
+
+/* Writers: each owns its slots, so no lock is needed between them. */
+
+/*
+ * SLOT_BROKEN: the core said something about the slot's probes that
+ * cannot be (see bad()); they are never reused, only unregistered again
+ * at the end.
+ */
+enum slot_kind { SLOT_FREE, SLOT_KPROBE, SLOT_BATCH, SLOT_KRETPROBE, SLOT_JPROBE,
+		 SLOT_BROKEN };
+
+#define BATCH_MAX	8
+#define SLOTS		12
+
+struct slot {
+	enum slot_kind kind;
+	bool module;			/* on kprobes_target: may turn GONE */
+	int n;				/* probes in a batch */
+	struct kprobe kps[BATCH_MAX];
+	struct kprobe *kpp[BATCH_MAX];
+	struct kretprobe rp;
+	struct jprobe jp;
+};
+
+struct writer {
+	struct rnd_state rnd;
+	struct slot slots[SLOTS];
+};
+
+static u32 rnd(struct writer *w, u32 n)
+{
+	return prandom_u32_state(&w->rnd) % n;
+}
+
+static void count_result(int ret)
+{
+	if (!ret)
+		atomic_long_inc(&n_registered);
+	else if (ret < 0 && ret >= -MAX_ERRNO)
+		atomic_long_inc(&n_refused[-ret]);
+}
+
+/*
+ * Addresses a registration accepted: batches draw on them, so that some
+ * batches are made only of good places and succeed.  Racy slots of a
+ * word each; any value one holds was accepted once.
+ */
+#define GOOD_MAX	64
+static unsigned long good[GOOD_MAX];
+static atomic_t nr_good;
+
+static void remember_good(unsigned long addr)
+{
+	WRITE_ONCE(good[(atomic_inc_return(&nr_good) - 1) % GOOD_MAX], addr);
+}
+
+static unsigned long random_place(struct writer *w, bool from_good)
+{
+	int t = rnd(w, NR_TARGETS);
+	unsigned long addr;
+
+	if (from_good && atomic_read(&nr_good)) {
+		addr = READ_ONCE(good[rnd(w, min(atomic_read(&nr_good), GOOD_MAX))]);
+		if (addr)
+			return addr;
+	}
+	return ktt_targets[t].start + rnd(w, ktt_targets[t].size);
+}
+
+/* A kprobe at a random offset of a random target, with random handlers. */
+static void random_kprobe(struct writer *w, struct kprobe *kp, bool from_good)
+{
+	memset(kp, 0, sizeof(*kp));
+	kp->addr = (kprobe_opcode_t *)random_place(w, from_good);
+	switch (rnd(w, 4)) {
+	case 0:
+		kp->post_handler = torture_post;
+		break;
+	case 1:
+		kp->pre_handler = torture_pre;
+		kp->post_handler = torture_post;
+		break;
+	default:		/* pre_handler only: may be boosted or optimized */
+		kp->pre_handler = torture_pre;
+		break;
+	}
+	if (!rnd(w, 8))
+		kp->flags = KPROBE_FLAG_DISABLED;
+}
+
+/* A registered probe is known to the core: enable_kprobe() finds it. */
+static bool is_registered(struct kprobe *kp)
+{
+	return enable_kprobe(kp) != -EINVAL;
+}
+
+static void op_kprobe(struct writer *w, struct slot *s)
+{
+	int ret;
+
+	random_kprobe(w, &s->kps[0], false);
+	ret = register_kprobe(&s->kps[0]);
+	count_result(ret);
+	if (!ret) {
+		remember_good((unsigned long)s->kps[0].addr);
+		s->kind = SLOT_KPROBE;
+	}
+}
+
+static void op_batch(struct writer *w, struct slot *s)
+{
+	bool from_good = rnd(w, 4);
+	int i, ret;
+
+	s->n = 2 + rnd(w, BATCH_MAX - 1);
+	for (i = 0; i < s->n; i++) {
+		random_kprobe(w, &s->kps[i], from_good);
+		s->kps[i].flags = 0;
+		s->kpp[i] = &s->kps[i];
+	}
+	ret = register_kprobes(s->kpp, s->n);
+	count_result(ret);
+	if (!ret) {
+		s->kind = SLOT_BATCH;
+		return;
+	}
+	/* A failed batch leaves none of its probes registered. */
+	for (i = 0; i < s->n; i++)
+		if (is_registered(&s->kps[i])) {
+			bad("a failed batch left a probe registered");
+			s->kind = SLOT_BROKEN;
+		}
+}
+
+static void op_kretprobe(struct writer *w, struct slot *s)
+{
+	int t = rnd(w, NR_TARGETS), ret;
+
+	memset(&s->rp, 0, sizeof(s->rp));
+	s->rp.kp.addr = (kprobe_opcode_t *)ktt_targets[t].start;
+	s->rp.entry_handler = torture_rp_entry;
+	s->rp.handler = torture_rp_ret;
+	s->rp.data_size = sizeof(struct rp_data);
+	s->rp.maxactive = 1 + rnd(w, 4);	/* small: misses happen */
+	ret = register_kretprobe(&s->rp);
+	count_result(ret);
+	if (!ret)
+		s->kind = SLOT_KRETPROBE;
+}
+
+static void op_jprobe(struct writer *w, struct slot *s)
+{
+	int t = rnd(w, NR_TARGETS), ret;
+
+	if (t == TARGET_HELPER)
+		t = 0;
+	memset(&s->jp, 0, sizeof(s->jp));
+	s->jp.kp.addr = (kprobe_opcode_t *)ktt_targets[t].start;
+	s->jp.entry = torture_jp_entry;
+	ret = register_jprobe(&s->jp);
+	count_result(ret);
+	if (!ret)
+		s->kind = SLOT_JPROBE;
+}
+
+/* Places the core must refuse; one that is accepted is a failure. */
+static void op_refused(struct writer *w, struct slot *s)
+{
+	static const char * const forbidden[] = {
+		"exc_int3", "do_int3", "kprobe_int3_handler", "no_such_function_kpt",
+		"ktt_table",
+	};
+	struct kprobe *kp = &s->kps[0];
+	int ret;
+
+	memset(kp, 0, sizeof(*kp));
+	kp->pre_handler = torture_pre;
+	switch (rnd(w, 3)) {
+	case 0:		/* a refused symbol, or one that does not exist */
+		kp->symbol_name = forbidden[rnd(w, ARRAY_SIZE(forbidden))];
+		break;
+	case 1:		/* inside the first instruction (endbr64 or a lea) */
+		kp->addr = (kprobe_opcode_t *)(ktt_targets[0].start + 1);
+		break;
+	default:	/* data */
+		kp->addr = (kprobe_opcode_t *)&expected[rnd(w, NR_TARGETS)][0];
+		break;
+	}
+	ret = register_kprobe(kp);
+	if (!ret) {
+		bad("a probe at a forbidden place was accepted");
+		unregister_kprobe(kp);
+		return;
+	}
+	count_result(ret);
+}
+
+/* A probe on the module the selftest loads and unloads meanwhile. */
+static void op_module(struct writer *w, struct slot *s)
+{
+	int ret;
+
+	memset(&s->kps[0], 0, sizeof(s->kps[0]));
+	s->kps[0].symbol_name = "kprobes_target_func";
+	s->kps[0].pre_handler = torture_pre;
+	ret = register_kprobe(&s->kps[0]);
+	count_result(ret);
+	if (!ret) {
+		atomic_long_inc(&n_module);
+		s->kind = SLOT_KPROBE;
+		s->module = true;
+	}
+}
+
+static void release(struct slot *s)
+{
+	switch (s->kind) {
+	case SLOT_KPROBE:
+		unregister_kprobe(&s->kps[0]);
+		if (is_registered(&s->kps[0])) {
+			bad("an unregistered kprobe is still known");
+			s->kind = SLOT_BROKEN;
+			s->n = 1;
+			s->kpp[0] = &s->kps[0];
+			return;
+		}
+		break;
+	case SLOT_BATCH:
+	case SLOT_BROKEN:
+		unregister_kprobes(s->kpp, s->n);
+		break;
+	case SLOT_KRETPROBE:
+		unregister_kretprobe(&s->rp);
+		break;
+	case SLOT_JPROBE:
+		unregister_jprobe(&s->jp);
+		break;
+	default:
+		break;
+	}
+	s->kind = SLOT_FREE;
+	s->module = false;
+}
+
+static void toggle(struct writer *w, struct slot *s)
+{
+	struct kprobe *kp;
+
+	switch (s->kind) {
+	case SLOT_KPROBE:
+	case SLOT_BATCH:
+		kp = &s->kps[rnd(w, s->kind == SLOT_BATCH ? s->n : 1)];
+		break;
+	case SLOT_KRETPROBE:
+		kp = &s->rp.kp;
+		break;
+	case SLOT_JPROBE:
+		kp = &s->jp.kp;
+		break;
+	default:
+		return;
+	}
+	/* Only a probe on the module may be gone, and refuse (-EINVAL). */
+	if ((rnd(w, 2) ? disable_kprobe(kp) : enable_kprobe(kp)) && !s->module)
+		bad("enable/disable of a registered probe failed");
+}
+
+static int writer_fn(void *arg)
+{
+	struct writer *w = arg;
+
+	while (!kthread_should_stop()) {
+		struct slot *s = &w->slots[rnd(w, SLOTS)];
+
+		atomic_long_inc(&n_ops);
+		if (s->kind == SLOT_BROKEN) {
+			/* left alone until the end */
+		} else if (s->kind != SLOT_FREE) {
+			if (rnd(w, 3))
+				release(s);
+			else
+				toggle(w, s);
+		} else {
+			switch (rnd(w, 8)) {
+			case 0: case 1: case 2:
+				op_kprobe(w, s);
+				break;
+			case 3:
+				op_batch(w, s);
+				break;
+			case 4:
+				op_kretprobe(w, s);
+				break;
+			case 5:
+				op_jprobe(w, s);
+				break;
+			case 6:
+				op_refused(w, s);
+				break;
+			default:
+				op_module(w, s);
+				break;
+			}
+		}
+		/* Let the probes be hit (and optimized) for a while. */
+		msleep(rnd(w, 20));
+	}
+	return 0;
+}
+
+static int onoff_fn(void *arg)
+{
+	while (!kthread_should_stop()) {
+		msleep(300);
+		if (remove_cpu(1))
+			continue;	/* busy: try again later */
+		msleep(100);
+		if (add_cpu(1))
+			bad("CPU 1 did not come back online");
+		atomic_long_inc(&n_onoff);
+	}
+	return 0;
+}
+
+static struct task_struct **tasks;
+static int nr_tasks;
+
+static void start(int (*fn)(void *), void *arg, const char *name, int i)
+{
+	struct task_struct *t = kthread_run(fn, arg, "kpt_%s/%d", name, i);
+
+	if (IS_ERR(t))
+		bad("a thread could not start");
+	else
+		tasks[nr_tasks++] = t;
+}
+
+static void report(void)
+{
+	char refused[160] = "";
+	int e, len = 0;
+
+	for (e = 1; e <= MAX_ERRNO; e++) {
+		long n = atomic_long_read(&n_refused[e]);
+
+		if (n && len < sizeof(refused) - 20)
+			len += scnprintf(refused + len, sizeof(refused) - len,
+					 " %d:%ld", -e, n);
+	}
+	pr_info("kprobes_torture: seed=%lu duration=%d ops=%ld registered=%ld refused(errno:count)=%s\n",
+		seed, duration, atomic_long_read(&n_ops),
+		atomic_long_read(&n_registered), len ? refused : " none");
+	pr_info("kprobes_torture: calls=%ld wrong=%d hits=%ld optimized_hits=%ld post=%ld kretprobe=%ld jprobe=%ld module_probes=%ld onoff=%ld\n",
+		atomic_long_read(&n_calls), atomic_read(&n_bad),
+		atomic_long_read(&n_hits), atomic_long_read(&n_opt_hits),
+		atomic_long_read(&n_post),
+		atomic_long_read(&n_rp_hits), atomic_long_read(&n_jp_hits),
+		atomic_long_read(&n_module), atomic_long_read(&n_onoff));
+}
+
+static int __init kprobes_torture_init(void)
+{
+	struct writer *w;
+	int i, t, s;
+
+	if (ktt_targets_end - ktt_targets != NR_TARGETS)
+		return -EINVAL;		/* the .S file and NR_TARGETS disagree */
+	if (!seed)
+		seed = get_random_u32() | 1;
+	pr_info("kprobes_torture: start: seed=%lu duration=%d readers=%d writers=%d onoff=%d\n",
+		seed, duration, readers, writers, onoff);
+
+	for (i = 0; i < NR_INPUTS; i++)
+		inputs[i] = i < 4 ? i : (seed * 2654435761UL * i) ^ (i << 20);
+	for (t = 0; t < NR_TARGETS; t++)
+		for (i = 0; i < NR_INPUTS; i++)
+			expected[t][i] = target(t)(inputs[i]);
+
+	w = kcalloc(writers, sizeof(*w), GFP_KERNEL);
+	tasks = kcalloc(readers + writers + 1, sizeof(*tasks), GFP_KERNEL);
+	if (!w || !tasks) {
+		kfree(w);
+		kfree(tasks);
+		return -ENOMEM;
+	}
+	for (i = 0; i < writers; i++)
+		prandom_seed_state(&w[i].rnd, seed + i);
+
+	for (i = 0; i < readers; i++)
+		start(reader_fn, (void *)(long)i, "reader", i);
+	for (i = 0; i < writers; i++)
+		start(writer_fn, &w[i], "writer", i);
+	onoff = onoff && cpu_present(1) && get_cpu_device(1);
+	if (onoff)
+		start(onoff_fn, NULL, "onoff", 0);
+
+	for (i = 0; i < duration; i++)
+		msleep(1000);
+
+	while (nr_tasks)
+		kthread_stop(tasks[--nr_tasks]);
+	for (i = 0; i < writers; i++)
+		for (s = 0; s < SLOTS; s++)
+			release(&w[i].slots[s]);
+	if (onoff && !cpu_online(1) && add_cpu(1))
+		bad("CPU 1 did not come back online");
+	kfree(w);
+	kfree(tasks);
+
+	report();
+	if (!atomic_long_read(&n_calls) || !atomic_long_read(&n_hits))
+		bad("the run made no calls or no probe was hit");
+	if (atomic_read(&n_bad)) {
+		pr_err("kprobes_torture: first wrong: %s\n", first_bad);
+		pr_err("kprobes_torture: FAILURE (seed=%lu)\n", seed);
+		return -EIO;
+	}
+	pr_info("kprobes_torture: SUCCESS (seed=%lu)\n", seed);
+	return 0;
+}
+
+static void __exit kprobes_torture_exit(void)
+{
+}
+
+module_init(kprobes_torture_init);
+module_exit(kprobes_torture_exit);
+MODULE_DESCRIPTION("Kprobes torture test");
+MODULE_LICENSE("GPL");
