@@ -189,7 +189,7 @@ bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
 	}
 	if (jprobe) {
 		if (likely(jprobe_ok))
-			return jprobe_setjmp(jprobe, regs);
+			return jprobe_enter(site, jprobe, regs);
 		kprobes_inc_nmissed_count(jprobe);
 	}
 	/*

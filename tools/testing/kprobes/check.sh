@@ -37,8 +37,6 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1>
 			echo "skip-ok test-fail-function/the caller sees -5	# lockdep forbids should_fail()'s local lock in int3's NMI context"
 			echo "skip-ok test-fail-function/and again (not a one-off)	# the same"
 		}
-		grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$obj/.config" ||
-			echo "skip-ok test-torture/kmemleak reports nothing allocated by Kprobes	# no kmemleak in this kernel"
 		[ "$3" = 1 ] ||
 			echo "skip-ok test-tools	# perf and bpftrace ride only in a tracing kernel's preempt=$TOOLS_MODE boot"
 		grep -q '^CONFIG_BPF_EVENTS=y' "$obj/.config" ||

@@ -9,6 +9,7 @@
 #   CPUS        vCPUs (default 2)
 #   MEM         guest memory in MiB (default 1024)
 #   GUEST_TOOLS=1  perf and bpftrace in the initramfs (mkinitramfs.sh)
+#   TCG_THREAD  single: one host thread for all vCPUs (make torture)
 #   KERNEL, OBJ which kernel (kernels.sh; default: test, build/obj)
 set -euo pipefail
 
@@ -23,7 +24,7 @@ shift $(( $# > 1 ? 2 : 1 ))
 initrd=$obj/initramfs.cpio
 OBJ="$obj" "$top/tools/testing/kprobes/mkinitramfs.sh" "$initrd"
 
-cmd=(qemu-system-x86_64 -accel tcg -cpu max -smp "${CPUS:-2}" -m "${MEM:-1024}"
+cmd=(qemu-system-x86_64 -accel "tcg${TCG_THREAD:+,thread=$TCG_THREAD}" -cpu max -smp "${CPUS:-2}" -m "${MEM:-1024}"
      -nographic -no-reboot -kernel "$obj/arch/x86/boot/bzImage"
      -initrd "$initrd"
      -append "console=ttyS0 panic=-1 watchdog_thresh=5 kptest=$mode $*"

@@ -68,19 +68,26 @@ static __always_inline unsigned int stack_room(unsigned long sp)
 }
 
 /**
- * jprobe_setjmp() - the pre_handler of every jprobe
+ * jprobe_enter() - send the CPU to a jprobe's handler
+ * @site: the site that was hit, which the caller holds (RCU)
  * @p: the jprobe's kprobe
  * @regs: registers at the hit
  *
+ * The site comes from the caller, not from a lookup: an unregistration on
+ * another CPU may already have taken it out of the table while this CPU
+ * runs its handlers, and jprobe_longjmp() must find it again to carry out
+ * the probed instruction.
+ *
  * Return: 1, the CPU goes to the handler instead of the instruction.
  */
-int __kprobes jprobe_setjmp(struct kprobe *p, struct pt_regs *regs)
+int __kprobes jprobe_enter(struct kprobe_site *site, struct kprobe *p,
+			   struct pt_regs *regs)
 {
 	struct jprobe *jp = container_of(p, struct jprobe, kp);
 	struct jprobe_state *js = this_cpu_ptr(&jprobe_state);
 
 	js->regs = *regs;
-	js->site = kprobe_site_lookup(p->addr);
+	js->site = site;
 	js->stack_len = stack_room(regs->sp);
 	memcpy(js->stack, (void *)regs->sp, js->stack_len);
 	__this_cpu_write(jprobe_entry_sp, regs->sp);
@@ -91,6 +98,24 @@ int __kprobes jprobe_setjmp(struct kprobe *p, struct pt_regs *regs)
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)jp->entry;
 	return 1;
+}
+
+/**
+ * jprobe_setjmp() - the pre_handler of every jprobe, and its mark
+ * @p: the jprobe's kprobe
+ * @regs: registers at the hit
+ *
+ * The core knows a jprobe by this pre_handler and calls jprobe_enter()
+ * with the site it is running; a caller that has only the probe looks the
+ * site up, and lets the instruction run when it is gone.
+ *
+ * Return: 1 when the CPU goes to the handler, 0 otherwise.
+ */
+int __kprobes jprobe_setjmp(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe_site *site = kprobe_site_lookup(p->addr);
+
+	return site ? jprobe_enter(site, p, regs) : 0;
 }
 
 /* Is this int3 the one in jprobe_return()? */

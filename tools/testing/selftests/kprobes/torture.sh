@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The torture test (kprobes_torture.ko, see its source): random
+# The torture test (kprobes_torture.ko, see its source), run by make
+# torture (init's kptest=torture), not by make check (see README): random
 # registration work on both CPUs while readers check every result and CPU 1
 # goes offline and online; meanwhile this script loads and unloads
 # kprobes_target (which the torture probes) and flips the two knobs,
