@@ -67,7 +67,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		 * A handler sent the CPU elsewhere.  A jprobe's handler is
 		 * about to run as this CPU's current probe, on per-CPU state
 		 * that must still be this CPU's when it traps back: it runs
-		 * with interrupts off (jprobe_setjmp() cleared IF in regs,
+		 * with interrupts off (jprobe_enter() cleared IF in regs,
 		 * which ftrace's trampoline restores), and they stay off on
 		 * the way out of ftrace, where preemption comes back on.
 		 * When they were on, lockdep is told they still are, as the

@@ -5,7 +5,7 @@
  *
  * At the hit (the function's entry) the arguments are in the six argument
  * registers and, beyond those, on the stack just above the return address.
- * jprobe_setjmp() saves the registers and MAX_STACK_SIZE bytes of stack,
+ * jprobe_enter() saves the registers and MAX_STACK_SIZE bytes of stack,
  * and sends the CPU to the handler with everything else unchanged, so the
  * handler, having the function's prototype, finds the same arguments.  It
  * runs with interrupts off and as the CPU's current probe, so probes it
@@ -69,14 +69,16 @@ static __always_inline unsigned int stack_room(unsigned long sp)
 
 /**
  * jprobe_enter() - send the CPU to a jprobe's handler
- * @site: the site that was hit, which the caller holds (RCU)
+ * @site: the site that was hit
  * @p: the jprobe's kprobe
  * @regs: registers at the hit
  *
  * The site comes from the caller, not from a lookup: an unregistration on
  * another CPU may already have taken it out of the table while this CPU
  * runs its handlers, and jprobe_longjmp() must find it again to carry out
- * the probed instruction.
+ * the probed instruction.  It stays alive until then: the handler and the
+ * copy run with interrupts off, and the site is freed only after a text
+ * sync IPI that every CPU must answer (register.c, finish_removal()).
  *
  * Return: 1, the CPU goes to the handler instead of the instruction.
  */
@@ -86,14 +88,19 @@ int __kprobes jprobe_enter(struct kprobe_site *site, struct kprobe *p,
 	struct jprobe *jp = container_of(p, struct jprobe, kp);
 	struct jprobe_state *js = this_cpu_ptr(&jprobe_state);
 
+	/*
+	 * This CPU's current probe first: an NMI that hits a jprobe while
+	 * js is being filled then counts a miss instead of overwriting it.
+	 * The handler runs as that probe, with interrupts off.
+	 */
+	__this_cpu_write(current_kprobe, p);
+	barrier();
 	js->regs = *regs;
 	js->site = site;
 	js->stack_len = stack_room(regs->sp);
 	memcpy(js->stack, (void *)regs->sp, js->stack_len);
 	__this_cpu_write(jprobe_entry_sp, regs->sp);
 
-	/* The handler runs as this CPU's current probe, interrupts off. */
-	__this_cpu_write(current_kprobe, p);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)jp->entry;
