@@ -90,6 +90,17 @@ out:
 	return ret;
 }
 
+/* Drop funcs[], places[] and kpp[] (nothing of them registered). */
+static void free_places(void)
+{
+	kvfree(funcs);
+	kvfree(places);
+	kvfree(kpp);
+	funcs = NULL;
+	places = NULL;
+	kpp = NULL;
+}
+
 /* Turn the text into funcs[] and places[]; consecutive lines of one name are one function. */
 static int parse_places(void)
 {
@@ -102,12 +113,7 @@ static int parse_places(void)
 	places = kvcalloc(lines, sizeof(*places), GFP_KERNEL);
 	kpp = kvcalloc(lines, sizeof(*kpp), GFP_KERNEL);
 	if (!funcs || !places || !kpp) {
-		kvfree(funcs);
-		kvfree(places);
-		kvfree(kpp);
-		funcs = NULL;
-		places = NULL;
-		kpp = NULL;
+		free_places();
 		return -ENOMEM;
 	}
 	s = text;
@@ -188,13 +194,8 @@ static int unregister_all(void)
 static void clear_all(void)
 {
 	unregister_all();
-	kvfree(funcs);
-	kvfree(places);
-	kvfree(kpp);
+	free_places();
 	kvfree(text);
-	funcs = NULL;
-	places = NULL;
-	kpp = NULL;
 	text = NULL;
 	text_len = text_size = 0;
 	nr_funcs = nr_places = 0;
