@@ -373,6 +373,24 @@ static int __kprobes int3_gone(struct pt_regs *regs, kprobe_opcode_t *addr)
 	return 1;
 }
 
+/*
+ * A jprobe handler called jprobe_return(): carry out the probed
+ * instruction as the hit would have.  From anything that is not a jprobe
+ * handler the stack is already lost (jprobe_return() switched to a stale
+ * stack pointer): say so plainly, and let do_int3() report the trap.
+ */
+static int __kprobes jprobe_returned(struct kprobe_ctlblk *kcb,
+				     struct pt_regs *regs)
+{
+	struct kprobe_site *site = jprobe_longjmp(regs);
+
+	if (!site) {
+		pr_emerg("kprobes: jprobe_return() outside a jprobe handler\n");
+		return 0;
+	}
+	return carry_out(kcb, site, regs, true);
+}
+
 /**
  * kprobe_int3_handler() - the breakpoint hook of do_int3()
  * @regs: registers at the trap; regs->ip is just past the int3
@@ -394,7 +412,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 	if (at_end_of_top_step(kcb, addr))
 		return finish_step(kcb, regs);
 	if (jprobe_is_return_trap(addr))
-		return carry_out(kcb, jprobe_longjmp(regs), regs, true);
+		return jprobe_returned(kcb, regs);
 
 	site = kprobe_site_lookup(addr);
 	if (!site) {

@@ -138,11 +138,20 @@ bool __kprobes jprobe_is_return_trap(kprobe_opcode_t *addr)
  * Restore the state of the hit and return the site, whose instruction the
  * caller then carries out; the saved registers still have regs->ip just
  * past the probe's int3, as at any hit.
+ *
+ * Return: the site, or NULL when no jprobe handler is in flight on this
+ * CPU; @regs is then left as it is.
  */
 struct kprobe_site *__kprobes jprobe_longjmp(struct pt_regs *regs)
 {
 	struct jprobe_state *js = this_cpu_ptr(&jprobe_state);
+	struct kprobe_site *site = js->site;
 
+	/* jprobe_return() called by something that is no jprobe handler. */
+	if (!site)
+		return NULL;
+	/* One handler in flight per CPU (see jprobe_enter()): it ends here. */
+	js->site = NULL;
 	*regs = js->regs;
 	/*
 	 * Not the return address on top: the handler never returned through
@@ -153,5 +162,5 @@ struct kprobe_site *__kprobes jprobe_longjmp(struct pt_regs *regs)
 	if (js->stack_len > sizeof(long))
 		memcpy((void *)regs->sp + sizeof(long), js->stack + sizeof(long),
 		       js->stack_len - sizeof(long));
-	return js->site;
+	return site;
 }

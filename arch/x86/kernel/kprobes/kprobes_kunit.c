@@ -748,6 +748,44 @@ static void jprobe_on_irq_stack(struct kunit *test)
 }
 
 /*
+ * Once a jprobe handler has come back, nothing is in flight on its CPU: a
+ * jprobe_return() from anywhere else must find no state to restore
+ * (jprobe_longjmp() returns NULL and leaves the registers alone), so that
+ * int3.c reports it instead of resuming a stale hit.
+ */
+static atomic_t plain_jhits;
+
+static void plain_jentry(long a, long b, long c)
+{
+	atomic_inc(&plain_jhits);
+	jprobe_return();
+}
+
+static void longjmp_only_in_flight(struct kunit *test)
+{
+	struct jprobe jp = {
+		.kp.addr = (kprobe_opcode_t *)kpt_args,
+		.entry = plain_jentry,
+	};
+	struct pt_regs regs = { .ip = 0x1234, .sp = 0x5678 };
+	struct kprobe_site *site;
+
+	atomic_set(&plain_jhits, 0);
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, kpt_args(1, 2, 3), 6L);
+	local_irq_disable();
+	site = jprobe_longjmp(&regs);
+	local_irq_enable();
+	migrate_enable();
+	unregister_jprobe(&jp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&plain_jhits), 1);
+	KUNIT_EXPECT_NULL(test, site);
+	KUNIT_EXPECT_EQ(test, regs.ip, 0x1234UL);
+	KUNIT_EXPECT_EQ(test, regs.sp, 0x5678UL);
+}
+
+/*
  * Cross-CPU: another CPU runs the probed functions without pause while this
  * one registers and unregisters probes on them.  Every result must stay
  * right, and once unregister_kprobe() has returned no handler of the probe
@@ -845,6 +883,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(fault_in_copy),
 	KUNIT_CASE(fault_mended_in_copy),
 	KUNIT_CASE(jprobe_on_irq_stack),
+	KUNIT_CASE(longjmp_only_in_flight),
 	KUNIT_CASE_SLOW(cross_cpu_arm_disarm),
 	KUNIT_CASE_SLOW(fault_in_copy_while_unregistering),
 	{}
