@@ -92,14 +92,14 @@ static ssize_t enabled_read(struct file *file, char __user *buf, size_t count,
 	return simple_read_from_buffer(buf, count, ppos, s, 2);
 }
 
-/* Exactly "0" or "1", with or without a newline. */
+/* Exactly "0" or "1", with or without a newline, in one write at 0. */
 static ssize_t enabled_write(struct file *file, const char __user *buf,
 			     size_t count, loff_t *ppos)
 {
 	char s[2] = {};
 	int ret;
 
-	if (count < 1 || count > 2)
+	if (*ppos || count < 1 || count > 2)
 		return -EINVAL;
 	if (copy_from_user(s, buf, count))
 		return -EFAULT;

@@ -47,6 +47,7 @@ extern struct list_head kprobe_sites;
 int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 			bool *on_func_entry);
 bool kprobe_is_registered(struct kprobe *p);
+bool kprobe_batch_invalid(void **objs, int num);
 struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp);
 
 /* Probes whose text goes away (register.c, modules.c). */

@@ -44,7 +44,7 @@ int register_jprobes(struct jprobe **jps, int num)
 	struct kprobe **kps;
 	int i, ret = 0;
 
-	if (num <= 0)
+	if (kprobe_batch_invalid((void **)jps, num))
 		return -EINVAL;
 	for (i = 0; i < num && !ret; i++)
 		ret = prepare_jprobe(jps[i]);
@@ -83,7 +83,7 @@ void unregister_jprobes(struct jprobe **jps, int num)
 {
 	struct kprobe **kps;
 
-	if (num <= 0)
+	if (kprobe_batch_invalid((void **)jps, num))
 		return;
 	kps = kprobe_array_of((void **)jps, num, offsetof(struct jprobe, kp),
 			      GFP_KERNEL | __GFP_NOFAIL);

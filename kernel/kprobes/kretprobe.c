@@ -263,7 +263,8 @@ static int prepare_kretprobe(struct kretprobe *rp)
 		return ret;
 	if (!on_entry || kretprobe_refused(addr))
 		return -EINVAL;
-	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE || rp->maxactive < 0)
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE || rp->maxactive < 0 ||
+	    rp->maxactive > KRETPROBE_MAX_ACTIVE)
 		return -E2BIG;
 
 	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
@@ -273,7 +274,8 @@ static int prepare_kretprobe(struct kretprobe *rp)
 		rp->maxactive = default_maxactive();
 	ret = objpool_init(&rph->pool, rp->maxactive,
 			   sizeof(struct kretprobe_instance) + rp->data_size,
-			   GFP_KERNEL, rph, init_instance, release_holder);
+			   GFP_KERNEL | __GFP_NOWARN, rph, init_instance,
+			   release_holder);
 	if (ret) {
 		kfree(rph);
 		return ret;
@@ -293,6 +295,21 @@ static void release_kretprobe(struct kretprobe *rp)
 	rp->rph = NULL;
 }
 
+/*
+ * The same probe twice in one batch: prepare_kretprobe() would give it a
+ * second pool over the first.  Batches are short; quadratic is fine.
+ */
+static bool has_duplicate(struct kretprobe **rps, int num)
+{
+	int i, j;
+
+	for (i = 1; i < num; i++)
+		for (j = 0; j < i; j++)
+			if (rps[i] == rps[j])
+				return true;
+	return false;
+}
+
 /**
  * register_kretprobes() - register an array of return probes
  * @rps: the probes; each ->kp names a function's entry
@@ -301,15 +318,17 @@ static void release_kretprobe(struct kretprobe *rp)
  * All or none, as register_kprobes().
  *
  * Return: 0; -EINVAL for a place that is not a function's entry or that
- * cannot be probed (also as for register_kprobe()); -E2BIG for a data_size
- * over KRETPROBE_MAX_DATA_SIZE or a negative maxactive; -ENOENT; -ENOMEM.
+ * cannot be probed, a probe that is in @rps twice (also as for
+ * register_kprobes()); -E2BIG for a data_size over
+ * KRETPROBE_MAX_DATA_SIZE or a maxactive below 0 or over
+ * KRETPROBE_MAX_ACTIVE; -ENOENT; -ENOMEM.
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {
 	struct kprobe **kps;
 	int i, ret = 0;
 
-	if (num <= 0)
+	if (kprobe_batch_invalid((void **)rps, num) || has_duplicate(rps, num))
 		return -EINVAL;
 	for (i = 0; i < num && !ret; i++)
 		ret = prepare_kretprobe(rps[i]);
@@ -355,7 +374,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 	struct kprobe **kps;
 	int i;
 
-	if (num <= 0)
+	if (kprobe_batch_invalid((void **)rps, num))
 		return;
 	/* Stop the handlers first; the grace period below covers entries. */
 	for (i = 0; i < num; i++)

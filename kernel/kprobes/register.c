@@ -46,7 +46,7 @@ kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
 int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 			bool *on_func_entry)
 {
-	unsigned long addr, offset;
+	unsigned long addr, size, offset;
 
 	if (!p->addr == !p->symbol_name)
 		return -EINVAL;
@@ -57,6 +57,10 @@ int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 	} else {
 		addr = (unsigned long)p->addr;
 	}
+	/* ->offset is within the symbol named, not a way into the next one. */
+	if (p->offset && (!kallsyms_lookup_size_offset(addr, &size, &offset) ||
+			  p->offset >= size - offset))
+		return -EINVAL;
 	addr += p->offset;
 
 	/* Re-split into function start and offset for the arch. */
@@ -304,6 +308,25 @@ static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 }
 
 /**
+ * kprobe_batch_invalid() - is this no array of probes?
+ * @objs: the array (of struct kprobe *, struct kretprobe *...)
+ * @num: its length
+ *
+ * Return: true for a NULL array, @num <= 0, or a NULL entry.
+ */
+bool kprobe_batch_invalid(void **objs, int num)
+{
+	int i;
+
+	if (!objs || num <= 0)
+		return true;
+	for (i = 0; i < num; i++)
+		if (!objs[i])
+			return true;
+	return false;
+}
+
+/**
  * register_kprobes() - register an array of kprobes
  * @kps: the probes
  * @num: how many
@@ -311,8 +334,10 @@ static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
  * Either all are registered, or none: when one fails, those before it are
  * removed again before the error returns.
  *
- * Return: 0; -EINVAL for @num <= 0, a registered probe, both or neither of
- * addr and symbol_name, or a place that cannot be probed; -ENOENT for an
+ * Return: 0; -EINVAL for a NULL array, @num <= 0, a NULL entry, a probe
+ * registered already (or twice in @kps), both or neither of addr and
+ * symbol_name, an offset past the end of the symbol, or a place that
+ * cannot be probed; -ENOENT for an
  * unknown symbol; -EILSEQ for an address inside an instruction; -ENOMEM;
  * at an ftrace location (the fentry call), ftrace's own error when it
  * cannot take the probe (-ENODEV once ftrace has shut itself down).
@@ -323,7 +348,7 @@ int register_kprobes(struct kprobe **kps, int num)
 	LIST_HEAD(dead);
 	int i, j, ret = 0;
 
-	if (num <= 0)
+	if (kprobe_batch_invalid((void **)kps, num))
 		return -EINVAL;
 	/* Registration fills in ->addr: a failed batch puts them all back. */
 	old_addrs = kmalloc_array(num, sizeof(*old_addrs), GFP_KERNEL);
@@ -405,14 +430,16 @@ struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp)
  * @num: how many
  *
  * An entry that is not registered gets its ->addr cleared; all others are
- * removed.  On return no CPU runs a handler of any of them.
+ * removed.  On return no CPU runs a handler of any of them.  An array
+ * that register_kprobes() would refuse as such (NULL, @num <= 0, a NULL
+ * entry) is left alone.
  */
 void unregister_kprobes(struct kprobe **kps, int num)
 {
 	LIST_HEAD(dead);
 	int i;
 
-	if (num <= 0)
+	if (kprobe_batch_invalid((void **)kps, num))
 		return;
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++)

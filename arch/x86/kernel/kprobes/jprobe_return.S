@@ -10,6 +10,7 @@
  */
 #include <linux/linkage.h>
 #include <linux/objtool.h>
+#include <asm/asm.h>
 #include <asm/percpu.h>
 #include <asm/unwind_hints.h>
 
@@ -24,3 +25,5 @@ SYM_INNER_LABEL(jprobe_return_trap, SYM_L_GLOBAL)
 	UNWIND_HINT_FUNC
 	RET
 SYM_FUNC_END(jprobe_return)
+/* Runs on the stack pointer of a hit that is still in flight. */
+_ASM_NOKPROBE(jprobe_return)

@@ -11,6 +11,7 @@
  */
 #include <linux/linkage.h>
 #include <linux/objtool.h>
+#include <asm/asm.h>
 #include <asm/nospec-branch.h>
 #include <asm/segment.h>
 #include <asm/unwind_hints.h>
@@ -58,3 +59,5 @@ SYM_CODE_START(__kretprobe_trampoline)
 	 */
 	RET
 SYM_CODE_END(__kretprobe_trampoline)
+/* A probe here would trap on every probed function's way back. */
+_ASM_NOKPROBE(__kretprobe_trampoline)
