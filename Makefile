@@ -8,7 +8,8 @@
 #   make shell         boot into an interactive shell
 #   make torture       the torture test, DURATION=<seconds> (default 600),
 #                      SEED=<n> to replay a run; prints its summary.  QEMU
-#                      runs single-threaded TCG there (see README)
+#                      runs single-threaded TCG there (see README); make
+#                      check runs it for TORTURE_DURATION=30 s per kernel
 #   make patches       write the patch series to build/patches/
 #   make bench         the benchmark on our kernel and on pristine upstream
 #   make ftrace-reference  upstream's ftrace kprobe selftests on pristine

@@ -37,6 +37,14 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1>
 			echo "skip-ok test-fail-function/the caller sees -5	# lockdep forbids should_fail()'s local lock in int3's NMI context"
 			echo "skip-ok test-fail-function/and again (not a one-off)	# the same"
 		}
+		# Allocation failure needs failslab and fail_page_alloc; its
+		# cases are named after the scenarios of kprobes_badinput.
+		grep -q '^CONFIG_FAILSLAB=y' "$obj/.config" ||
+			sed -n 's/^\t{ sc_[a-z0-9_]*, "\(.*\)" },$/\1/p' \
+				"$top/tools/testing/selftests/kprobes/test_modules/badinput.c" |
+			while read -r d; do
+				echo "skip-ok test-bad-input/allocation failure: $d: each fails with ENOMEM, none leaves a trace, and it works after	# no failslab in this kernel"
+			done
 		[ "$3" = 1 ] ||
 			echo "skip-ok test-tools	# perf and bpftrace ride only in a tracing kernel's preempt=$TOOLS_MODE boot"
 		grep -q '^CONFIG_BPF_EVENTS=y' "$obj/.config" ||
@@ -69,6 +77,36 @@ ftrace_expectations() {
 		*) echo "known-fail ftracetest/$name # $result on upstream too" ;;
 		esac
 	done
+}
+
+# The torture test (torture.sh), once per kernel, in a boot of its own:
+# QEMU runs both vCPUs on one host thread there.  With a thread per vCPU,
+# QEMU 7.2's TCG can leave a vCPU running its translation of an int3 that
+# the other vCPU has already taken out again, and the torture writes and
+# removes int3s at random instructions faster than anything else does
+# (README, "The torture test").  TORTURE_DURATION seconds (0: no torture
+# boot); TORTURE_SEED replays a run.
+torture_boot() {	# torture_boot <kernel> <obj>
+	local kernel=$1 obj=$2 log=$2/check-torture.log expect=$2/check-expected-torture.txt
+	local duration=${TORTURE_DURATION:-30} start rc
+	[ "$duration" = 0 ] && return
+	{
+		echo "require torture"
+		grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$obj/.config" ||
+			echo "skip-ok torture/kmemleak reports nothing allocated by Kprobes	# no kmemleak in this kernel"
+	} > "$expect"
+	rm -f "$log"
+	echo "check: booting the $kernel kernel for ${duration}s of torture, single-threaded TCG (console in $log)"
+	start=$(date +%s)
+	TCG_THREAD=single TIMEOUT=$(( duration + 900 )) KERNEL=$kernel CPUS=$cpus \
+		"$T/run.sh" torture "$log" kunit.enable=0 \
+		kptorture_duration="$duration" kptorture_seed="${TORTURE_SEED:-0}" > /dev/null
+	rc=$?
+	echo "check: the guest ran for $(( $(date +%s) - start ))s; $(tr -d '\r' < "$log" |
+		grep -o 'kprobes_torture: \(SUCCESS\|FAILURE\).*' | tail -n1)"
+	[ $rc -eq 0 ] || problems+=(--problem "$kernel/torture: the boot failed (run.sh exit status $rc)")
+	[ -s "$log" ] || { problems+=(--problem "$kernel/torture: no console at all"); touch "$log"; }
+	args+=(--expect "$expect" "$kernel/torture=$log")
 }
 
 problems=()
@@ -137,6 +175,7 @@ for mode in ${PREEMPT_MODES:-none full}; do
 	done
 	args+=("$kernel/preempt-$mode=$log")
 done
+torture_boot "$kernel" "$obj"
 done
 
 python3 "$T/ktap.py" "${args[@]}" "${problems[@]}"

@@ -65,3 +65,21 @@ no_splat() {
 clear_log() {
 	dmesg -c > /dev/null
 }
+
+# kmemleak_check <grep -E pattern>: one KTAP result, "kmemleak reports
+# nothing allocated by Kprobes": two scans (an object is reported once it
+# stayed unreferenced over one, and only once it is 5 s old), then no
+# report whose allocation backtrace matches the pattern.
+kmemleak_check() {
+	sleep 6
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak > /tmp/kmemleak.txt
+	echo "# kmemleak: $(grep -c '^unreferenced object' /tmp/kmemleak.txt) unreferenced objects in all"
+	check "kmemleak reports nothing allocated by Kprobes" \
+		sh -c "! grep -qiE '$1' /tmp/kmemleak.txt"
+	grep -qiE "$1" /tmp/kmemleak.txt &&
+		sed 's/^/# /' /tmp/kmemleak.txt | head -n 60
+	return 0
+}

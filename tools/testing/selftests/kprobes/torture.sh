@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The torture test (kprobes_torture.ko, see its source), run by make
-# torture (init's kptest=torture), not by make check (see README): random
+# torture and in a boot of its own by make check (init's kptest=torture;
+# single-threaded TCG, see README): random
 # registration work on both CPUs while readers check every result and CPU 1
 # goes offline and online; meanwhile this script loads and unloads
 # kprobes_target (which the torture probes) and flips the two knobs,
@@ -93,22 +94,8 @@ check "both knobs flipped back on" \
 
 check "no splat in the kernel log" no_splat
 
-# kmemleak: two scans (an object is reported once it stayed unreferenced
-# over one, and only once it is 5 s old), then no report whose allocation
-# went through Kprobes (the torture's own frames are gone with its module:
-# what counts is the core's).
-KML=/sys/kernel/debug/kmemleak
-if [ -e $KML ]; then
-	sleep 6
-	echo scan > $KML
-	sleep 1
-	echo scan > $KML
-	cat $KML > /tmp/kmemleak.txt
-	echo "# kmemleak: $(grep -c '^unreferenced object' /tmp/kmemleak.txt) unreferenced objects in all"
-	check "kmemleak reports nothing allocated by Kprobes" \
-		sh -c "! grep -qiE 'kprobe|kretprobe|jprobe|insn_slot|torture' /tmp/kmemleak.txt"
-	grep -qiE 'kprobe|kretprobe|jprobe|insn_slot|torture' /tmp/kmemleak.txt &&
-		sed 's/^/# /' /tmp/kmemleak.txt | head -n 60
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	kmemleak_check 'kprobe|kretprobe|jprobe|insn_slot|torture'
 else
 	ktap_test_skip "kmemleak reports nothing allocated by Kprobes"
 fi

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What kprobes_badinput.c probes, in assembly so that every instruction
+ * boundary is known: kbi_insn begins with a 10-byte movabs (offsets 1 to
+ * 9 are inside it) and is long enough for a jump; kbi_many is 48 adds of
+ * 4 bytes each, a boundary every 4 bytes.  kbi_body[] gives where the
+ * first instruction of each starts (after an ENDBR on IBT kernels).
+ */
+#include <linux/linkage.h>
+#include <asm/asm.h>
+#include <asm/nospec-branch.h>
+
+	.text
+
+/* unsigned long kbi_insn(unsigned long x): x + 0x1122334455667788 */
+SYM_FUNC_START(kbi_insn)
+.Linsn:
+	movabs	$0x1122334455667788, %rax
+	add	%rdi, %rax
+	nop
+	nop
+	nop
+	nop
+	nop
+	RET
+SYM_FUNC_END(kbi_insn)
+
+/* unsigned long kbi_many(unsigned long x): x + 48 */
+SYM_FUNC_START(kbi_many)
+.Lmany:
+	mov	%rdi, %rax
+	.rept 48
+	add	$1, %rax
+	.endr
+	RET
+SYM_FUNC_END(kbi_many)
+
+	.section .rodata
+SYM_DATA_START(kbi_body)
+	.quad	.Linsn - kbi_insn
+	.quad	.Lmany - kbi_many
+SYM_DATA_END(kbi_body)
