@@ -83,7 +83,7 @@ void unregister_jprobes(struct jprobe **jps, int num)
 {
 	struct kprobe **kps;
 
-	if (kprobe_batch_invalid((void **)jps, num))
+	if (!jps || num <= 0)
 		return;
 	kps = kprobe_array_of((void **)jps, num, offsetof(struct jprobe, kp),
 			      GFP_KERNEL | __GFP_NOFAIL);

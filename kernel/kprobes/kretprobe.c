@@ -367,25 +367,26 @@ EXPORT_SYMBOL_GPL(register_kretprobe);
  * @num: how many
  *
  * Calls in flight return normally afterwards, without a handler.  An entry
- * that is not registered gets its ->kp.addr cleared.
+ * that is not registered gets its ->kp.addr cleared; NULL entries as for
+ * unregister_kprobes().
  */
 void unregister_kretprobes(struct kretprobe **rps, int num)
 {
 	struct kprobe **kps;
 	int i;
 
-	if (kprobe_batch_invalid((void **)rps, num))
+	if (!rps || num <= 0)
 		return;
 	/* Stop the handlers first; the grace period below covers entries. */
 	for (i = 0; i < num; i++)
-		if (rps[i]->rph)
+		if (rps[i] && rps[i]->rph)
 			WRITE_ONCE(rps[i]->rph->rp, NULL);
 	kps = kprobe_array_of((void **)rps, num, offsetof(struct kretprobe, kp),
 			      GFP_KERNEL | __GFP_NOFAIL);
 	unregister_kprobes(kps, num);
 	kfree(kps);
 	for (i = 0; i < num; i++)
-		if (rps[i]->rph)
+		if (rps[i] && rps[i]->rph)
 			release_kretprobe(rps[i]);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);

@@ -46,7 +46,7 @@ kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
 int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 			bool *on_func_entry)
 {
-	unsigned long addr, size, offset;
+	unsigned long addr, offset;
 
 	if (!p->addr == !p->symbol_name)
 		return -EINVAL;
@@ -57,10 +57,11 @@ int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 	} else {
 		addr = (unsigned long)p->addr;
 	}
-	/* ->offset is within the symbol named, not a way into the next one. */
-	if (p->offset && (!kallsyms_lookup_size_offset(addr, &size, &offset) ||
-			  p->offset >= size - offset))
-		return -EINVAL;
+	/*
+	 * ->offset may reach past the symbol: perf probe counts every kernel
+	 * probe from _text, and kprobe events accept a symbol plus the
+	 * distance to the next.  Where it lands is checked as any address.
+	 */
 	addr += p->offset;
 
 	/* Re-split into function start and offset for the arch. */
@@ -301,7 +302,7 @@ static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 	synchronize_rcu_expedited();
 	/* No CPU can see these lists any more. */
 	for (i = 0; i < num; i++)
-		if (kps[i]->addr)
+		if (kps[i] && kps[i]->addr)
 			INIT_LIST_HEAD(&kps[i]->list);
 	list_for_each_entry_safe(site, tmp, dead, all)
 		site_free_after_tasks(site);
@@ -336,8 +337,7 @@ bool kprobe_batch_invalid(void **objs, int num)
  *
  * Return: 0; -EINVAL for a NULL array, @num <= 0, a NULL entry, a probe
  * registered already (or twice in @kps), both or neither of addr and
- * symbol_name, an offset past the end of the symbol, or a place that
- * cannot be probed; -ENOENT for an
+ * symbol_name, or a place that cannot be probed; -ENOENT for an
  * unknown symbol; -EILSEQ for an address inside an instruction; -ENOMEM;
  * at an ftrace location (the fentry call), ftrace's own error when it
  * cannot take the probe (-ENODEV once ftrace has shut itself down).
@@ -412,7 +412,8 @@ bool kprobe_is_registered(struct kprobe *p)
  * @offset: where the struct kprobe sits in each
  * @gfp: allocation flags
  *
- * Return: a kmalloc'ed array of @num kprobe pointers, or NULL.
+ * Return: a kmalloc'ed array of @num kprobe pointers (NULL where @objs
+ * has NULL), or NULL.
  */
 struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp)
 {
@@ -420,7 +421,7 @@ struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp)
 	int i;
 
 	for (i = 0; kps && i < num; i++)
-		kps[i] = objs[i] + offset;
+		kps[i] = objs[i] ? objs[i] + offset : NULL;
 	return kps;
 }
 
@@ -430,21 +431,25 @@ struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp)
  * @num: how many
  *
  * An entry that is not registered gets its ->addr cleared; all others are
- * removed.  On return no CPU runs a handler of any of them.  An array
- * that register_kprobes() would refuse as such (NULL, @num <= 0, a NULL
- * entry) is left alone.
+ * removed.  On return no CPU runs a handler of any of them.  A NULL array
+ * or @num <= 0 does nothing; a NULL entry is a caller's bug, warned
+ * about once, and the other entries are still removed (their handlers
+ * and structs may be freed next).
  */
 void unregister_kprobes(struct kprobe **kps, int num)
 {
 	LIST_HEAD(dead);
 	int i;
 
-	if (kprobe_batch_invalid((void **)kps, num))
+	if (!kps || num <= 0)
 		return;
 	mutex_lock(&kprobe_mutex);
-	for (i = 0; i < num; i++)
+	for (i = 0; i < num; i++) {
+		if (WARN_ON_ONCE(!kps[i]))
+			continue;
 		if (!__unregister_kprobe_top(kps[i], &dead))
 			kps[i]->addr = NULL;
+	}
 	finish_removal(kps, num, &dead);
 	mutex_unlock(&kprobe_mutex);
 }

@@ -232,14 +232,18 @@ static int name_too_long(void)
 	return kprobe_sym(long_name, 0);
 }
 
+/* kbi_insn + offset reaches the module's data */
 static int offset_past_end(void)
 {
-	return kprobe_sym("kbi_insn", 4096);
+	return kprobe_sym("kbi_insn", (unsigned long)&kbi_data -
+				      (unsigned long)kbi_insn);
 }
 
+/* kbi_insn + offset reaches into kbi_many's first instruction */
 static int addr_offset_past_end(void)
 {
-	kp[0].offset = 4096;
+	kp[0].offset = (unsigned long)kbi_many + kbi_body[1] + 1 -
+		       (unsigned long)INSN_AT(0);
 	return kprobe_at(INSN_AT(0));
 }
 
@@ -564,8 +568,8 @@ static const struct bad_case {
 	CASE(module_not_loaded, -ENOENT, "module:symbol of a module that is not loaded")
 	CASE(module_wrong_symbol, -ENOENT, "module:symbol of this module, no such symbol")
 	CASE(name_too_long, -ENOENT, "a symbol name longer than KSYM_NAME_LEN")
-	CASE(offset_past_end, -EINVAL, "symbol_name with an offset past the symbol's end")
-	CASE(addr_offset_past_end, -EINVAL, "addr with an offset past its symbol's end")
+	CASE(offset_past_end, -EINVAL, "symbol_name plus an offset past its end, into data")
+	CASE(addr_offset_past_end, -EILSEQ, "addr plus an offset past its function, inside an instruction")
 	CASE(inside_insn, -EILSEQ, "an address inside an instruction")
 	CASE(inside_insn_last, -EILSEQ, "the last byte of an instruction")
 	CASE(module_data, -EINVAL, "module data")
