@@ -28,7 +28,9 @@ $SUDO apt-get update -qq
 pkgs=()
 for p in "${missing[@]}"; do
 	if [ "$p" = linux-source-6.12 ]; then
-		if apt-cache madison linux-source-6.12 | grep -qF "$PIN"; then
+		# Not "| grep -q": with pipefail, apt-cache's SIGPIPE when
+		# grep stops reading early would read as "not found".
+		if apt-cache madison linux-source-6.12 | grep -F "$PIN" >/dev/null; then
 			p="linux-source-6.12=$PIN"
 		else
 			echo "setup: WARNING: base $PIN is gone from the archive;" \
