@@ -342,6 +342,17 @@ int register_kretprobes(struct kretprobe **rps, int num)
 	kfree(kps);
 	if (!ret)
 		return 0;
+	/*
+	 * A batch that failed at its last step (an ftrace site refused) had
+	 * its int3 sites armed for a moment: calls may have taken instances
+	 * and will come back through the trampoline after we return.  As in
+	 * unregister_kretprobes(), they must find no probe, and a return
+	 * handler already running (preemption off) must be waited for
+	 * before the caller may free @rps.
+	 */
+	for (i = 0; i < num; i++)
+		WRITE_ONCE(rps[i]->rph->rp, NULL);
+	synchronize_rcu();
 undo:
 	while (--i >= 0)
 		release_kretprobe(rps[i]);

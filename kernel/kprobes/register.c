@@ -178,13 +178,19 @@ static int __register_kprobe(struct kprobe *p)
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
+	/*
+	 * Already registered: asked before resolving, because a registered
+	 * probe's ->addr already holds its place, and resolving it again
+	 * would add ->offset a second time and find some other site (or a
+	 * GONE probe's reloaded module) and link ->list twice.
+	 */
+	if (kprobe_site_of(p))
+		return -EINVAL;
 	ret = kprobe_resolve_addr(p, &addr, &on_func_entry);
 	if (ret)
 		return ret;
 
 	site = kprobe_site_lookup(addr);
-	if (site && kprobe_site_of(p) == site)
-		return -EINVAL;		/* already registered */
 	if (site && p->pre_handler == jprobe_setjmp && site_has_jprobe(site))
 		return -EBUSY;		/* one jprobe per function */
 	if (!site) {
@@ -344,18 +350,23 @@ bool kprobe_batch_invalid(void **objs, int num)
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
-	kprobe_opcode_t **old_addrs;
+	struct { kprobe_opcode_t *addr; u32 flags; } *old;
 	LIST_HEAD(dead);
 	int i, j, ret = 0;
 
 	if (kprobe_batch_invalid((void **)kps, num))
 		return -EINVAL;
-	/* Registration fills in ->addr: a failed batch puts them all back. */
-	old_addrs = kmalloc_array(num, sizeof(*old_addrs), GFP_KERNEL);
-	if (!old_addrs)
+	/*
+	 * Registration fills in ->addr and ->flags: a failed batch puts them
+	 * all back.
+	 */
+	old = kmalloc_array(num, sizeof(*old), GFP_KERNEL);
+	if (!old)
 		return -ENOMEM;
-	for (i = 0; i < num; i++)
-		old_addrs[i] = kps[i]->addr;
+	for (i = 0; i < num; i++) {
+		old[i].addr = kps[i]->addr;
+		old[i].flags = kps[i]->flags;
+	}
 
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
@@ -370,11 +381,13 @@ int register_kprobes(struct kprobe **kps, int num)
 		for (j = 0; j < i; j++)
 			__unregister_kprobe_top(kps[j], &dead);
 		finish_removal(kps, i, &dead);
-		for (j = 0; j <= i && j < num; j++)
-			kps[j]->addr = old_addrs[j];
+		for (j = 0; j <= i && j < num; j++) {
+			kps[j]->addr = old[j].addr;
+			kps[j]->flags = old[j].flags;
+		}
 	}
 	mutex_unlock(&kprobe_mutex);
-	kfree(old_addrs);
+	kfree(old);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kprobes);

@@ -375,9 +375,10 @@ static int __kprobes int3_gone(struct pt_regs *regs, kprobe_opcode_t *addr)
 
 /*
  * A jprobe handler called jprobe_return(): carry out the probed
- * instruction as the hit would have.  From anything that is not a jprobe
- * handler the stack is already lost (jprobe_return() switched to a stale
- * stack pointer): say so plainly, and let do_int3() report the trap.
+ * instruction as the hit would have.  jprobe_return() itself stops a
+ * caller that is no handler before it touches the stack pointer; finding
+ * no handler in flight here anyway (a jump straight to the trap) is said
+ * plainly, and do_int3() reports the trap.
  */
 static int __kprobes jprobe_returned(struct kprobe_ctlblk *kcb,
 				     struct pt_regs *regs)

@@ -28,17 +28,34 @@ struct jprobe_state {
 };
 
 static DEFINE_PER_CPU(struct jprobe_state, jprobe_state);
-/* Read by jprobe_return(): the stack pointer at the hit. */
+/*
+ * The stack pointer at the hit, read by jprobe_return_to_hit(); 0 while
+ * no handler is in flight on this CPU.
+ */
 DEFINE_PER_CPU(unsigned long, jprobe_entry_sp);
 
 extern const u8 jprobe_return_trap[];
+void jprobe_return_to_hit(void);	/* jprobe_return.S */
 
-/*
- * jprobe_return() - end a jprobe handler (jprobe_return.S)
+/**
+ * jprobe_return() - end a jprobe handler
  *
  * The last thing a jprobe handler does; it does not return to the handler.
+ * Called from anything else, it stops the kernel here, on the caller's own
+ * stack: switching to a stack pointer no handler left would lose it.
+ * A handler runs with interrupts off, so nothing else on this CPU can see
+ * its jprobe_entry_sp but an NMI.
  */
+void notrace jprobe_return(void)
+{
+	if (unlikely(!raw_cpu_read(jprobe_entry_sp))) {
+		pr_emerg("kprobes: jprobe_return() outside a jprobe handler\n");
+		BUG();
+	}
+	jprobe_return_to_hit();
+}
 EXPORT_SYMBOL_GPL(jprobe_return);
+NOKPROBE_SYMBOL(jprobe_return);
 
 /*
  * How much of the stack above @sp to keep: MAX_STACK_SIZE bytes, but never
@@ -152,6 +169,7 @@ struct kprobe_site *__kprobes jprobe_longjmp(struct pt_regs *regs)
 		return NULL;
 	/* One handler in flight per CPU (see jprobe_enter()): it ends here. */
 	js->site = NULL;
+	__this_cpu_write(jprobe_entry_sp, 0);
 	*regs = js->regs;
 	/*
 	 * Not the return address on top: the handler never returned through

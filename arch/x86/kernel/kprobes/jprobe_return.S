@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * jprobe_return(): the end of a jprobe handler.
+ * jprobe_return_to_hit(): the end of a jprobe handler, called by
+ * jprobe_return() (jprobe.c) once it knows a handler is in flight.
  *
  * The handler ran on the probed function's stack, below the stack pointer
  * of the probe hit.  Put the stack pointer back there and trap: the int3
@@ -15,7 +16,7 @@
 #include <asm/unwind_hints.h>
 
 	.text
-SYM_FUNC_START(jprobe_return)
+SYM_FUNC_START(jprobe_return_to_hit)
 	movq	PER_CPU_VAR(jprobe_entry_sp), %rsp
 	UNWIND_HINT_UNDEFINED
 SYM_INNER_LABEL(jprobe_return_trap, SYM_L_GLOBAL)
@@ -24,6 +25,6 @@ SYM_INNER_LABEL(jprobe_return_trap, SYM_L_GLOBAL)
 	/* Not reached: the int3 handler goes on elsewhere.  For objtool, a return. */
 	UNWIND_HINT_FUNC
 	RET
-SYM_FUNC_END(jprobe_return)
+SYM_FUNC_END(jprobe_return_to_hit)
 /* Runs on the stack pointer of a hit that is still in flight. */
-_ASM_NOKPROBE(jprobe_return)
+_ASM_NOKPROBE(jprobe_return_to_hit)

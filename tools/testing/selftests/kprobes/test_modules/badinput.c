@@ -86,18 +86,29 @@ static void jentry(unsigned long x)
 static u8 before_insn[WATCH_LEN], before_many[WATCH_LEN + 4 * MANY],
 	  before_func[16];
 
+/*
+ * A function's bytes, through a pointer the compiler cannot see through:
+ * else it may read them as fn+N, which objtool takes for a jump into the
+ * middle of a function.
+ */
+static const void *text_of(const void *fn)
+{
+	OPTIMIZER_HIDE_VAR(fn);
+	return fn;
+}
+
 static void snapshot(void)
 {
-	memcpy(before_insn, kbi_insn, sizeof(before_insn));
-	memcpy(before_many, kbi_many, sizeof(before_many));
-	memcpy(before_func, kbi_func, sizeof(before_func));
+	memcpy(before_insn, text_of(kbi_insn), sizeof(before_insn));
+	memcpy(before_many, text_of(kbi_many), sizeof(before_many));
+	memcpy(before_func, text_of(kbi_func), sizeof(before_func));
 }
 
 static bool text_same(void)
 {
-	return !memcmp(before_insn, kbi_insn, sizeof(before_insn)) &&
-	       !memcmp(before_many, kbi_many, sizeof(before_many)) &&
-	       !memcmp(before_func, kbi_func, sizeof(before_func));
+	return !memcmp(before_insn, text_of(kbi_insn), sizeof(before_insn)) &&
+	       !memcmp(before_many, text_of(kbi_many), sizeof(before_many)) &&
+	       !memcmp(before_func, text_of(kbi_func), sizeof(before_func));
 }
 
 /* The probes a case uses; each starts zeroed. */
@@ -352,6 +363,25 @@ static int twice(void)
 	return ret;
 }
 
+/*
+ * Twice, named by an address plus an offset: the second call must know the
+ * probe, not add the offset again and take it for a new one further on
+ * (MANY_AT(2), a boundary too).
+ */
+static int twice_with_offset(void)
+{
+	int ret;
+
+	kp_set(0, MANY_AT(0));
+	kp[0].offset = 4;
+	ret = register_kprobe(&kp[0]);
+	if (ret)
+		return ret;
+	ret = register_kprobe(&kp[0]);
+	unregister_kprobe(&kp[0]);
+	return ret;
+}
+
 static int two_batches(void)
 {
 	struct kprobe *b[] = { &kp[1], &kp[0] };
@@ -588,6 +618,7 @@ static const struct bad_case {
 	CASE(bl_kretprobe_trampoline, -EINVAL, "blacklist: the kretprobe trampoline")
 	CASE(bl_module, -EINVAL, "blacklist: a module's NOKPROBE_SYMBOL")
 	CASE(twice, -EINVAL, "a kprobe registered twice")
+	CASE(twice_with_offset, -EINVAL, "a kprobe by addr and offset registered twice")
 	CASE(two_batches, -EINVAL, "a kprobe in two batches")
 	CASE(dup_in_batch, -EINVAL, "a kprobe twice in one batch")
 	CASE(batch_bad_last, -EILSEQ, "a batch whose last probe is inside an instruction")
