@@ -32,7 +32,7 @@
 /* badinput_targets.S */
 unsigned long kbi_insn(unsigned long x);
 unsigned long kbi_many(unsigned long x);
-extern const unsigned long kbi_body[2];
+extern const unsigned long kbi_body[2], kbi_len[2];
 #define INSN_AT(off)	((kprobe_opcode_t *)((unsigned long)kbi_insn + kbi_body[0] + (off)))
 #define MANY_AT(i)	((kprobe_opcode_t *)((unsigned long)kbi_many + kbi_body[1] + 3 + 4 * (i)))
 #define MANY		48
@@ -97,17 +97,24 @@ static const void *text_of(const void *fn)
 	return fn;
 }
 
+/*
+ * Only the functions' own bytes: past the end of kbi_many there may be no
+ * more module text mapped (the page ends).
+ */
+#define INSN_LEN	min_t(size_t, kbi_len[0], sizeof(before_insn))
+#define MANY_LEN	min_t(size_t, kbi_len[1], sizeof(before_many))
+
 static void snapshot(void)
 {
-	memcpy(before_insn, text_of(kbi_insn), sizeof(before_insn));
-	memcpy(before_many, text_of(kbi_many), sizeof(before_many));
+	memcpy(before_insn, text_of(kbi_insn), INSN_LEN);
+	memcpy(before_many, text_of(kbi_many), MANY_LEN);
 	memcpy(before_func, text_of(kbi_func), sizeof(before_func));
 }
 
 static bool text_same(void)
 {
-	return !memcmp(before_insn, text_of(kbi_insn), sizeof(before_insn)) &&
-	       !memcmp(before_many, text_of(kbi_many), sizeof(before_many)) &&
+	return !memcmp(before_insn, text_of(kbi_insn), INSN_LEN) &&
+	       !memcmp(before_many, text_of(kbi_many), MANY_LEN) &&
 	       !memcmp(before_func, text_of(kbi_func), sizeof(before_func));
 }
 

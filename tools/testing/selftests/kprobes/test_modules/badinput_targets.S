@@ -4,7 +4,8 @@
  * boundary is known: kbi_insn begins with a 10-byte movabs (offsets 1 to
  * 9 are inside it) and is long enough for a jump; kbi_many is 48 adds of
  * 4 bytes each, a boundary every 4 bytes.  kbi_body[] gives where the
- * first instruction of each starts (after an ENDBR on IBT kernels).
+ * first instruction of each starts (after an ENDBR on IBT kernels), and
+ * kbi_len[] how long each is.
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>
@@ -23,6 +24,7 @@ SYM_FUNC_START(kbi_insn)
 	nop
 	nop
 	RET
+.Linsn_end:
 SYM_FUNC_END(kbi_insn)
 
 /* unsigned long kbi_many(unsigned long x): x + 48 */
@@ -33,6 +35,7 @@ SYM_FUNC_START(kbi_many)
 	add	$1, %rax
 	.endr
 	RET
+.Lmany_end:
 SYM_FUNC_END(kbi_many)
 
 	.section .rodata
@@ -40,3 +43,9 @@ SYM_DATA_START(kbi_body)
 	.quad	.Linsn - kbi_insn
 	.quad	.Lmany - kbi_many
 SYM_DATA_END(kbi_body)
+
+/* The length of each, so that the test reads no byte past its end. */
+SYM_DATA_START(kbi_len)
+	.quad	.Linsn_end - kbi_insn
+	.quad	.Lmany_end - kbi_many
+SYM_DATA_END(kbi_len)
