@@ -221,6 +221,10 @@ struct kprobe_site {
 	bool			ftrace_ipmodify; /* wants the IPMODIFY ops (a jprobe) */
 	u8			ftrace_in;	/* KPROBE_FTRACE_IN_*: the ops it is in */
 	struct list_head	all;		/* kprobe_sites, kprobe_mutex */
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	/* What the arch's own code prepares, arms and finds (classic.c). */
+	struct kprobe		aggr;
+#endif
 };
 
 /*
@@ -322,7 +326,11 @@ static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_inst
 	return (unsigned long)ri->ret_addr;
 }
 
+#ifdef CONFIG_KRETPROBES
 void kprobe_flush_task(struct task_struct *tk);
+#else
+static inline void kprobe_flush_task(struct task_struct *tk) { }
+#endif
 void arch_prepare_kretprobe(struct kretprobe_instance *ri,
 			    struct pt_regs *regs);
 unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
@@ -336,6 +344,9 @@ void unregister_jprobe(struct jprobe *p);
 int register_jprobes(struct jprobe **jps, int num);
 void unregister_jprobes(struct jprobe **jps, int num);
 void jprobe_return(void);
+/* Every jprobe's pre_handler; the core knows a jprobe by it. */
+int jprobe_setjmp(struct kprobe *p, struct pt_regs *regs);
+int jprobe_enter(struct kprobe_site *site, struct kprobe *p, struct pt_regs *regs);
 
 static inline int disable_jprobe(struct jprobe *jp)
 {
@@ -397,6 +408,42 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 /* Executable slots for the out-of-line copies (kernel/kprobes/slots.c). */
 kprobe_opcode_t *kprobe_slot_alloc(void);
 void kprobe_slot_free(kprobe_opcode_t *slot);
+
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+/*
+ * An architecture without the site interface keeps upstream's: its own
+ * code prepares, arms and disarms one struct kprobe per address, and its
+ * breakpoint handler finds that probe with get_kprobe() and calls its
+ * pre_ and post_handler.  kernel/kprobes/classic.c gives it each site's
+ * aggregate probe (struct kprobe_site.aggr), whose handlers run those of
+ * the site.  A slot holds one copied instruction; nothing is optimized.
+ */
+#define KPROBE_SLOT_SIZE	(MAX_INSN_SIZE * sizeof(kprobe_opcode_t))
+#define KPROBE_MAX_REGION	1
+
+int arch_prepare_kprobe(struct kprobe *p);
+void arch_arm_kprobe(struct kprobe *p);
+void arch_disarm_kprobe(struct kprobe *p);
+void arch_remove_kprobe(struct kprobe *p);
+int arch_init_kprobes(void);
+int arch_populate_kprobe_blacklist(void);
+bool arch_within_kprobe_blacklist(unsigned long addr);
+int arch_trampoline_kprobe(struct kprobe *p);
+int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
+			     void *data);
+void *alloc_insn_page(void);
+void free_insn_page(void *page);
+kprobe_opcode_t *get_insn_slot(void);
+void free_insn_slot(kprobe_opcode_t *slot, int dirty);
+int kprobe_add_ksym_blacklist(unsigned long entry);
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+bool kprobe_is_site_aggr(struct kprobe *p);
+#else
+static inline bool kprobe_is_site_aggr(struct kprobe *p)
+{
+	return false;
+}
+#endif
 
 #else /* !CONFIG_KPROBES */
 

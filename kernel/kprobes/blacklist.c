@@ -67,6 +67,79 @@ static int cmp_range_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : 1;
 }
 
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+/*
+ * The areas an arch adds at boot (arch_populate_kprobe_blacklist()): few,
+ * and they may overlap the functions of the sorted table, so they stand
+ * apart and are searched in turn.  Written only before the first probe.
+ */
+static struct text_range *arch_ranges;
+static unsigned int nr_arch_ranges, max_arch_ranges;
+
+/**
+ * kprobe_add_area_blacklist() - never probe [@start, @end)
+ * @start: first address
+ * @end: the address past the last
+ *
+ * For an architecture's arch_populate_kprobe_blacklist(), at boot.
+ * Return: 0, or -ENOMEM.
+ */
+int __init kprobe_add_area_blacklist(unsigned long start, unsigned long end)
+{
+	if (nr_arch_ranges == max_arch_ranges) {
+		unsigned int n = max(2 * max_arch_ranges, 16U);
+		struct text_range *r;
+
+		r = krealloc_array(arch_ranges, n, sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return -ENOMEM;
+		arch_ranges = r;
+		max_arch_ranges = n;
+	}
+	arch_ranges[nr_arch_ranges].start = start;
+	arch_ranges[nr_arch_ranges].end = end;
+	nr_arch_ranges++;
+	return 0;
+}
+
+/**
+ * kprobe_add_ksym_blacklist() - never probe the function at @entry
+ * @entry: an address inside it
+ *
+ * Return: the function's size, or -EINVAL or -ENOMEM.
+ */
+int __init kprobe_add_ksym_blacklist(unsigned long entry)
+{
+	unsigned long size, offset;
+	int ret;
+
+	if (!kallsyms_lookup_size_offset(entry, &size, &offset))
+		return -EINVAL;
+	ret = kprobe_add_area_blacklist(entry - offset, entry - offset + size);
+	return ret ? ret : size;
+}
+
+static bool within_arch_ranges(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_arch_ranges; i++)
+		if (addr >= arch_ranges[i].start && addr < arch_ranges[i].end)
+			return true;
+	return arch_within_kprobe_blacklist(addr);
+}
+
+int __weak __init arch_populate_kprobe_blacklist(void)
+{
+	return 0;
+}
+
+bool __weak arch_within_kprobe_blacklist(unsigned long addr)
+{
+	return false;
+}
+#endif
+
 /**
  * within_kprobe_blacklist() - is an address in text that is never probed
  * @addr: a kernel text address
@@ -77,6 +150,10 @@ bool within_kprobe_blacklist(unsigned long addr)
 {
 	if (within_fixed_sections(addr))
 		return true;
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	if (within_arch_ranges(addr))
+		return true;
+#endif
 	return bsearch(&addr, nokprobe_ranges, nr_nokprobe_ranges,
 		       sizeof(*nokprobe_ranges), cmp_range_addr) != NULL;
 }
@@ -104,6 +181,13 @@ void kprobe_blacklist_show(struct seq_file *m, bool show_addr)
 			   show_addr ? (void *)nokprobe_ranges[i].start : NULL,
 			   show_addr ? (void *)nokprobe_ranges[i].end : NULL,
 			   (void *)nokprobe_ranges[i].start);
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	for (i = 0; i < nr_arch_ranges; i++)
+		seq_printf(m, "0x%px-0x%px\t%ps\n",
+			   show_addr ? (void *)arch_ranges[i].start : NULL,
+			   show_addr ? (void *)arch_ranges[i].end : NULL,
+			   (void *)arch_ranges[i].start);
+#endif
 }
 
 /* Turn the NOKPROBE_SYMBOL() entries into sorted function ranges. */
@@ -124,6 +208,11 @@ int __init kprobe_blacklist_init(void)
 		nokprobe_ranges[nr_nokprobe_ranges].end = *entry - offset + size;
 		nr_nokprobe_ranges++;
 	}
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	/* The arch's own areas: its exception vectors, its hypervisor text. */
+	if (arch_populate_kprobe_blacklist())
+		pr_warn("kprobes: the architecture's blacklist is incomplete\n");
+#endif
 	sort(nokprobe_ranges, nr_nokprobe_ranges, sizeof(*nokprobe_ranges),
 	     cmp_range_start, NULL);
 	return 0;

@@ -37,13 +37,17 @@ static int prepare_jprobe(struct jprobe *jp)
  *
  * Return: 0; -EINVAL for a place that is not a function's entry or cannot
  * be probed, or a NULL ->entry; -EBUSY when the function already has a
- * jprobe; otherwise as register_kprobe().
+ * jprobe; -EOPNOTSUPP on an architecture without the site interface
+ * (CONFIG_KPROBES_CLASSIC_ARCH), whose code cannot enter a handler with
+ * the function's arguments; otherwise as register_kprobe().
  */
 int register_jprobes(struct jprobe **jps, int num)
 {
 	struct kprobe **kps;
 	int i, ret = 0;
 
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
+		return -EOPNOTSUPP;
 	if (kprobe_batch_invalid((void **)jps, num))
 		return -EINVAL;
 	for (i = 0; i < num && !ret; i++)

@@ -32,9 +32,13 @@
  * @name: a symbol, or "module:symbol"
  * @offset: unused; the caller adds it
  *
+ * An architecture whose symbols are not their code's address (powerpc's
+ * ELFv1 function descriptors) overrides it.
+ *
  * Return: the symbol's address, or NULL when there is none.
  */
-kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
+kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
+					    unsigned int offset)
 {
 	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
 }

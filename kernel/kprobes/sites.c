@@ -16,9 +16,14 @@
 DEFINE_MUTEX(kprobe_mutex);
 LIST_HEAD(kprobe_sites);
 
-/* The probe whose handler runs on this CPU, or NULL; see kprobe_running(). */
+#ifdef CONFIG_HAVE_KPROBE_SITES
+/*
+ * The probe whose handler runs on this CPU, or NULL; see kprobe_running().
+ * A classic architecture defines both itself, as upstream's do.
+ */
 DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+#endif
 
 #define KPROBE_HASH_BITS	10
 static DEFINE_HASHTABLE(kprobe_site_hash, KPROBE_HASH_BITS);
@@ -122,8 +127,10 @@ bool kprobe_site_has_enabled(struct kprobe_site *site)
  * get_kprobe() - the first probe registered at an address
  * @addr: the address
  *
- * Return: a registered probe at @addr, or NULL.  The caller holds the RCU
- * read lock or otherwise keeps the probe from being unregistered.
+ * Return: a registered probe at @addr, or NULL; on a classic architecture
+ * the site's aggregate probe, which its breakpoint handler works with.
+ * The caller holds the RCU read lock or otherwise keeps the probe from
+ * being unregistered.
  */
 struct kprobe *__kprobes get_kprobe(void *addr)
 {
@@ -131,12 +138,23 @@ struct kprobe *__kprobes get_kprobe(void *addr)
 
 	if (!site)
 		return NULL;
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	return &site->aggr;
+#else
 	return list_first_or_null_rcu(&site->probes, struct kprobe, list);
+#endif
 }
 EXPORT_SYMBOL_GPL(get_kprobe);
 
+/* A hit of @p's handlers was missed; for an aggregate, all of the site's. */
 void __kprobes kprobes_inc_nmissed_count(struct kprobe *p)
 {
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	if (kprobe_is_site_aggr(p)) {
+		kprobe_site_missed(container_of(p, struct kprobe_site, aggr));
+		return;
+	}
+#endif
 	p->nmissed++;
 }
 

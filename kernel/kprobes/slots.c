@@ -37,14 +37,23 @@ static struct kprobe_slot_page *slot_page_new(void)
 	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
 	if (!sp)
 		return NULL;
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	/* The arch's own page, in the state its slot writer expects. */
+	sp->base = alloc_insn_page();
+	if (!sp->base) {
+		kfree(sp);
+		return NULL;
+	}
+#else
 	sp->base = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
 	if (!sp->base) {
 		kfree(sp);
 		return NULL;
 	}
-	/* Fill with int3 so that a stray jump into free space traps. */
+	/* Fill with breakpoints so that a stray jump into free space traps. */
 	memset(sp->base, BREAKPOINT_INSTRUCTION, PAGE_SIZE);
 	set_memory_rox((unsigned long)sp->base, 1);
+#endif
 	list_add_rcu(&sp->node, &kprobe_slot_pages);
 	/* perf names addresses in copies and detours (pages stay for good). */
 	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)sp->base,
@@ -56,7 +65,8 @@ static struct kprobe_slot_page *slot_page_new(void)
  * kprobe_slot_alloc() - take a free executable slot
  *
  * Context: kprobe_mutex held.
- * Return: the slot, KPROBE_SLOT_SIZE bytes filled with int3, or NULL.
+ * Return: the slot, KPROBE_SLOT_SIZE bytes (filled with breakpoints where
+ * the core fills the pages), or NULL.
  */
 kprobe_opcode_t *kprobe_slot_alloc(void)
 {
@@ -74,7 +84,7 @@ found:
 	i = find_first_zero_bit(sp->busy, SLOTS_PER_PAGE);
 	__set_bit(i, sp->busy);
 	sp->used++;
-	return sp->base + i * KPROBE_SLOT_SIZE;
+	return (kprobe_opcode_t *)((u8 *)sp->base + i * KPROBE_SLOT_SIZE);
 }
 
 /**
@@ -91,7 +101,7 @@ void kprobe_slot_free(kprobe_opcode_t *slot)
 
 	lockdep_assert_held(&kprobe_mutex);
 	list_for_each_entry(sp, &kprobe_slot_pages, node) {
-		unsigned long off = slot - sp->base;
+		unsigned long off = (u8 *)slot - (u8 *)sp->base;
 
 		if (off >= PAGE_SIZE)
 			continue;

@@ -99,8 +99,6 @@ struct kprobe_ctlblk {
 };
 
 int kprobe_int3_handler(struct pt_regs *regs);
-int jprobe_setjmp(struct kprobe *p, struct pt_regs *regs);
-int jprobe_enter(struct kprobe_site *site, struct kprobe *p, struct pt_regs *regs);
 bool jprobe_is_return_trap(kprobe_opcode_t *addr);
 struct kprobe_site *jprobe_longjmp(struct pt_regs *regs);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);

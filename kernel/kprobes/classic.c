@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The classic architecture interface: Kprobes on an architecture that has
+ * not implemented the site interface (CONFIG_HAVE_KPROBE_SITES), served by
+ * its own upstream-style code in arch/<arch>/.
+ *
+ * Such code works with one struct kprobe per probed address: it decodes
+ * and copies the instruction in arch_prepare_kprobe(), writes and removes
+ * the breakpoint in arch_arm_kprobe() and arch_disarm_kprobe(), and its
+ * breakpoint handler finds the probe with get_kprobe(), runs its
+ * pre_handler, steps the copy from that probe's ->ainsn, and runs its
+ * post_handler.  The core gives it each site's aggregate probe
+ * (struct kprobe_site.aggr): the arch prepares and arms the aggregate, and
+ * the aggregate's handlers run the handlers of every probe at the site.
+ * So everything above the arch (several probes per address, batches,
+ * enabling, the list, modules, the blacklist) is the core's, as on x86.
+ *
+ * Return probes work as upstream's did on such an architecture (below).
+ * What it does not get: jump optimization and probes
+ * through ftrace (part of the site interface), jprobes (entering a handler
+ * with the probed function's arguments is arch work the classic interface
+ * never had), and fault_handlers (the
+ * arch's fault hook handles a fault in the copy itself, and calls none).
+ */
+#include <linux/cpu.h>
+#include <linux/execmem.h>
+#include <linux/kdebug.h>
+#include <linux/kprobes.h>
+#include <linux/memory.h>
+#include <linux/mutex.h>
+
+#include "internal.h"
+
+/*
+ * The aggregate's pre_handler, from the arch's breakpoint handler with the
+ * aggregate as the current probe.  The site's handlers name each probe as
+ * current while it runs; afterwards the arch steps the copy, and finds it
+ * in the current probe, so the aggregate is current again.
+ */
+static int __kprobes site_pre_handler(struct kprobe *aggr,
+				      struct pt_regs *regs)
+{
+	struct kprobe_site *site = container_of(aggr, struct kprobe_site, aggr);
+
+	if (kprobe_site_pre_handlers(site, regs, false))
+		return 1;	/* a handler sent the CPU elsewhere */
+	__this_cpu_write(current_kprobe, aggr);
+	return 0;
+}
+
+/* The aggregate's post_handler, after the arch stepped the copy. */
+static void __kprobes site_post_handler(struct kprobe *aggr,
+					struct pt_regs *regs,
+					unsigned long flags)
+{
+	kprobe_site_post_handlers(container_of(aggr, struct kprobe_site, aggr),
+				  regs);
+}
+
+/* Is @p a site's aggregate (so that its misses count on the site's probes)? */
+bool __kprobes kprobe_is_site_aggr(struct kprobe *p)
+{
+	return p->pre_handler == site_pre_handler;
+}
+
+/* A probe at symbol+offset; an architecture with local entries overrides. */
+kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
+						 unsigned long offset,
+						 bool *on_func_entry)
+{
+	*on_func_entry = !offset;
+	return (kprobe_opcode_t *)(addr + offset);
+}
+
+/* kprobe_mutex held (site_create()). */
+int arch_prepare_kprobe_site(struct kprobe_site *site)
+{
+	struct kprobe *aggr = &site->aggr;
+	int ret;
+
+	INIT_LIST_HEAD(&aggr->list);
+	aggr->addr = site->addr;
+	aggr->pre_handler = site_pre_handler;
+	aggr->post_handler = site_post_handler;
+	ret = arch_prepare_kprobe(aggr);
+	if (ret)
+		return ret;
+	site->opcode = aggr->opcode;
+	return 0;
+}
+
+/* kprobe_mutex held, after an RCU Tasks grace period (register.c). */
+void arch_remove_kprobe_site(struct kprobe_site *site)
+{
+	arch_remove_kprobe(&site->aggr);
+}
+
+/*
+ * Arm or disarm each queued site.  The arch writes one breakpoint at a
+ * time and makes it visible to every CPU before it returns (arm64 and arm
+ * through stop_machine(), which wants the hotplug lock held), so there is
+ * nothing to batch and nothing left for arch_kprobe_text_sync().  Lock
+ * order as upstream's: kprobe_mutex, cpu_hotplug_lock, text_mutex.
+ */
+void arch_kprobe_poke_sites(struct list_head *queue)
+{
+	struct kprobe_site *site, *tmp;
+
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	list_for_each_entry_safe(site, tmp, queue, poke) {
+		list_del_init(&site->poke);
+		if (site->armed)
+			arch_arm_kprobe(&site->aggr);
+		else
+			arch_disarm_kprobe(&site->aggr);
+	}
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+}
+
+void arch_kprobe_text_sync(void)
+{
+}
+
+/* No jump optimization: no site has a region the optimizer could take. */
+unsigned int arch_kprobe_region_len(struct kprobe_site *site)
+{
+	return 0;
+}
+
+void arch_optimize_sites(struct list_head *sites)
+{
+	WARN_ON_ONCE(!list_empty(sites));
+}
+
+void arch_unoptimize_sites(struct list_head *sites)
+{
+	WARN_ON_ONCE(!list_empty(sites));
+}
+
+void arch_kprobe_drop_jump(struct kprobe_site *site)
+{
+}
+
+/* Never called: without KPROBES_ON_FTRACE ftrace's locations are refused. */
+int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site)
+{
+	return -EOPNOTSUPP;
+}
+
+/* Jprobes are refused at registration (jprobe.c); these are never reached. */
+int jprobe_setjmp(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+NOKPROBE_SYMBOL(jprobe_setjmp);
+
+int jprobe_enter(struct kprobe_site *site, struct kprobe *p,
+		 struct pt_regs *regs)
+{
+	return 0;
+}
+NOKPROBE_SYMBOL(jprobe_enter);
+
+void jprobe_return(void)
+{
+	BUG();
+}
+EXPORT_SYMBOL_GPL(jprobe_return);
+NOKPROBE_SYMBOL(jprobe_return);
+
+/*
+ * The slots of the classic interface: one instruction each, in pages the
+ * arch may allocate itself (arm64 takes them read-only and writes its
+ * copies through its text patching).  kprobe_mutex held: the arch calls
+ * these from arch_prepare_kprobe() and arch_remove_kprobe().
+ */
+void * __weak alloc_insn_page(void)
+{
+	return execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+}
+
+void __weak free_insn_page(void *page)
+{
+	execmem_free(page);
+}
+
+kprobe_opcode_t *get_insn_slot(void)
+{
+	return kprobe_slot_alloc();
+}
+
+void free_insn_slot(kprobe_opcode_t *slot, int dirty)
+{
+	kprobe_slot_free(slot);
+}
+
+#ifdef CONFIG_KRETPROBES
+/*
+ * Return probes: the arch's arch_prepare_kretprobe() records the return
+ * address and frame in the instance and hooks the return to its
+ * __kretprobe_trampoline, which calls kretprobe_trampoline_handler(), as
+ * the core's kretprobes expect (kretprobe.c).
+ */
+void __kretprobe_trampoline(void);
+
+bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return addr == (unsigned long)
+		dereference_kernel_function_descriptor(__kretprobe_trampoline);
+}
+NOKPROBE_SYMBOL(is_kretprobe_trampoline);
+#endif
+
+int __weak arch_trampoline_kprobe(struct kprobe *p)
+{
+	return 0;
+}
+
+/* Architectures that take their traps through the die chain override it. */
+int __weak kprobe_exceptions_notify(struct notifier_block *self,
+				    unsigned long val, void *data)
+{
+	return NOTIFY_DONE;
+}
+NOKPROBE_SYMBOL(kprobe_exceptions_notify);
+
+static struct notifier_block kprobe_exceptions_nb = {
+	.notifier_call = kprobe_exceptions_notify,
+	.priority = 0x7fffffff,	/* before every other user of the chain */
+};
+
+static int __init init_classic_arch(void)
+{
+	int ret = arch_init_kprobes();
+
+	if (ret)
+		return ret;
+	return register_die_notifier(&kprobe_exceptions_nb);
+}
+early_initcall(init_classic_arch);
