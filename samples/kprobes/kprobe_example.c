@@ -20,11 +20,24 @@ static unsigned int offset;
 module_param(offset, uint, 0444);
 MODULE_PARM_DESC(offset, "bytes into the function (default 0, its entry)");
 
+/* The flags register, on the architectures that have one of that kind. */
+static unsigned long flags_of(struct pt_regs *regs)
+{
+#if defined(CONFIG_X86)
+	return regs->flags;
+#elif defined(CONFIG_ARM64)
+	return regs->pstate;
+#else
+	return 0;
+#endif
+}
+
 /* Before the probed instruction: the registers as the function sees them. */
 static int example_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	pr_info("%s pre_handler: addr %pS, ip %lx, flags %#lx, comm %s\n",
-		p->symbol_name, p->addr, regs->ip, regs->flags, current->comm);
+		p->symbol_name, p->addr, instruction_pointer(regs),
+		flags_of(regs), current->comm);
 	return 0;
 }
 
@@ -33,14 +46,15 @@ static void example_post(struct kprobe *p, struct pt_regs *regs,
 			 unsigned long flags)
 {
 	pr_info("%s post_handler: addr %pS, ip %lx, flags %#lx\n",
-		p->symbol_name, p->addr, regs->ip, regs->flags);
+		p->symbol_name, p->addr, instruction_pointer(regs),
+		flags_of(regs));
 }
 
 /* A fault in a handler or in the probed instruction: not ours to fix. */
 static int example_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
 {
 	pr_info("%s fault_handler: trap %d at %pS\n", p->symbol_name, trapnr,
-		(void *)regs->ip);
+		(void *)instruction_pointer(regs));
 	return 0;
 }
 
