@@ -10,6 +10,10 @@
 #                      SEED=<n> to replay a run; prints its summary.  QEMU
 #                      runs single-threaded TCG there (see README); make
 #                      check runs it for TORTURE_DURATION=30 s per kernel
+#   make arch-check    boot arm64 under QEMU with our core (KUnit with
+#                      upstream's test_kprobes, samples, control files)
+#   make cross-check   compile the core and each other architecture's own
+#                      Kprobes code (ARCHS="arm riscv ..." for some)
 #   make patches       write the patch series to build/patches/
 #   make bench         the benchmark on our kernel and on pristine upstream
 #   make ftrace-reference  upstream's ftrace kprobe selftests on pristine
@@ -32,7 +36,7 @@ export KERNELS ?= test tracing
 endif
 FIRST := $(firstword $(KERNELS))
 
-.PHONY: all demo check shell torture patches bench ftrace-reference setup assemble build clean
+.PHONY: all demo check arch-check cross-check shell torture patches bench ftrace-reference setup assemble build clean
 
 all: demo
 
@@ -64,6 +68,12 @@ torture: assemble
 		kptorture_duration=$(DURATION) kptorture_seed=$(SEED) | \
 		sed -n 's/\r$$//; /kprobes_torture: \(start\|seed=\|calls=\|SUCCESS\|FAILURE\|wrong\|first\)/p; /^\(not \)\{0,1\}ok 1 torture/p'
 	@grep -q '^ok 1 torture' $(BUILD)/torture.log
+
+arch-check: assemble
+	@$(T)/arch-boot.sh arm64
+
+cross-check: assemble
+	@$(T)/cross-check.sh $(ARCHS)
 
 patches: assemble
 	@$(T)/patches.sh

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build and boot an architecture other than x86-64 under QEMU (TCG, 2
+# vCPUs) and check its Kprobes: at boot the KUnit suites that apply
+# (upstream's lib/test_kprobes.c among them), then arch-init's checks of
+# the samples, the control files and the knobs.  The console is kept in
+# $BUILD/obj-<arch>/boot.log; the KTAP goes through kunit.py parse.
+#   arch-boot.sh arm64
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+BUILD=${BUILD:-$top/build}
+arch=$1
+src=$BUILD/src
+obj=$BUILD/obj-$arch
+case "$arch" in
+arm64)
+	cross=aarch64-linux-gnu- image=arch/arm64/boot/Image
+	pkgs="gcc-aarch64-linux-gnu qemu-system-arm"
+	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -append "console=ttyAMA0 panic=-1")
+	;;
+*) echo "arch-boot: no boot for $arch" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "arch-boot: installing$missing"
+	apt-get install -y -qq --no-install-recommends $missing > /dev/null
+fi
+# A static busybox of the architecture, from Debian's archive (once).
+bb=$BUILD/busybox-$arch
+if [ ! -x "$bb" ]; then
+	dpkg --print-foreign-architectures | grep -qx "$arch" || { dpkg --add-architecture "$arch"; apt-get update -qq; }
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download -qq "busybox-static:$arch")
+	dpkg-deb -x "$tmp"/busybox-static_*.deb "$tmp/x"
+	cp "$tmp/x/bin/busybox" "$bb"
+	rm -rf "$tmp"
+fi
+
+kmake() { make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" "$@"; }
+frag=$top/configs/arch/$arch.config
+mkdir -p "$obj"
+want=$(sha256sum < "$frag" | cut -d' ' -f1)
+if [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want" ]; then
+	echo "arch-boot: configuring $obj"
+	kmake tinyconfig > /dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" > /dev/null
+	kmake olddefconfig
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=*) grep -qxF "$line" "$obj/.config" ||
+			{ echo "arch-boot: config: $line did not stick" >&2; exit 1; } ;;
+		esac
+	done < "$frag"
+	echo "$want" > "$obj/.fragments"
+fi
+echo "arch-boot: building $obj"
+kmake -j"$(nproc)" "$(basename "$image")" modules
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,proc,sys,dev,lib/modules/kprobes}
+cp "$bb" "$root/bin/busybox"
+for t in sh mount dmesg insmod rmmod grep cat poweroff true; do ln -s busybox "$root/bin/$t"; done
+install -m 755 "$top/tools/testing/kprobes/arch-init" "$root/init"
+find "$obj/samples/kprobes" -name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \;
+(cd "$root" && find . | cpio -o -H newc --quiet) > "$obj/initramfs.cpio"
+
+log=$obj/boot.log
+echo "arch-boot: booting $arch (console in $log)"
+timeout --foreground "${TIMEOUT:-600}" "${qemu[@]}" -accel tcg -smp 2 -m 512 -nographic -no-reboot \
+	-kernel "$obj/$image" -initrd "$obj/initramfs.cpio" < /dev/null > "$log" 2>&1 || true
+
+# The verdict: every KTAP case of both documents (KUnit at boot, then
+# arch-init) passed, all that are expected reported, 2 CPUs came up, and
+# nothing splatted.
+con=$(sed 's/\r$//' "$log")
+pass=$(grep -cE '^ *ok [0-9]+ ' <<<"$con" || true)
+fail=$(grep -cE '^ *not ok [0-9]+ ' <<<"$con" || true)
+problems=()
+kunit=$(grep -cE '^    ok [0-9]+ test_' <<<"$con" || true)
+[ "$kunit" -ge 7 ] || problems+=("lib/test_kprobes.c reported $kunit of its 7 cases")
+grep -q '^arch-init: done' <<<"$con" || problems+=("arch-init did not finish")
+plan=$(sed -n '/^KTAP version 1$/,$p' <<<"$con" | grep -m1 -E '^1\.\.[0-9]+$' || true)
+init=$(sed -n '/^ok 1 the kprobe sample registers/,$p' <<<"$con" | grep -cE '^(not )?ok [0-9]+ ' || true)
+[ "1..$init" = "$(grep -E '^1\.\.[0-9]+$' <<<"$con" | tail -n1)" ] ||
+	problems+=("arch-init gave $init results for its plan ${plan:-none}")
+grep -qE 'Brought up .* 2 CPUs' <<<"$con" || problems+=("the guest did not bring up 2 CPUs")
+splat=$(grep -E 'BUG:|WARNING:|Oops|Kernel panic|Unable to handle|Call trace:' <<<"$con" | head -n3 || true)
+[ -z "$splat" ] || problems+=("splat: $splat")
+for p in "${problems[@]}"; do echo "arch-boot: $arch: $p"; fail=$((fail + 1)); done
+echo "arch-boot: $arch: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Compile the Kprobes core and each architecture's own Kprobes code for
+# every architecture that selects HAVE_KPROBES and has a cross compiler in
+# Debian: tinyconfig plus KPROBES (KRETPROBES follows where the arch has
+# it), then kernel/kprobes/ and the arch's Kprobes objects only, which is
+# what our series can break.  Prints one line per architecture and exits
+# non-zero if any failed.
+#   cross-check.sh [arch ...]   (default: all of them)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+BUILD=${BUILD:-$top/build}
+src=$BUILD/src
+
+# arch  CROSS_COMPILE  Debian package  extra options
+table="
+arm        arm-linux-gnueabihf-     gcc-arm-linux-gnueabihf     CONFIG_MMU=y CONFIG_ARCH_MULTI_V7=y CONFIG_ARCH_VIRT=y
+arm64      aarch64-linux-gnu-       gcc-aarch64-linux-gnu       -
+powerpc    powerpc64le-linux-gnu-   gcc-powerpc64le-linux-gnu   CONFIG_PPC64=y CONFIG_CPU_LITTLE_ENDIAN=y
+riscv      riscv64-linux-gnu-       gcc-riscv64-linux-gnu       CONFIG_64BIT=y CONFIG_MMU=y
+s390       s390x-linux-gnu-         gcc-s390x-linux-gnu         -
+mips       mips64el-linux-gnuabi64- gcc-mips64el-linux-gnuabi64 CONFIG_64BIT=y CONFIG_CPU_MIPS64_R2=y
+sparc      sparc64-linux-gnu-       gcc-sparc64-linux-gnu       CONFIG_64BIT=y
+sh         sh4-linux-gnu-           gcc-sh4-linux-gnu           CONFIG_MMU=y
+parisc     hppa-linux-gnu-          gcc-hppa-linux-gnu          -
+arc        arc-linux-gnu-           gcc-arc-linux-gnu           -
+"
+want=${*:-$(awk 'NF {print $1}' <<<"$table")}
+failed=0
+for a in $want; do
+	read -r _ cross pkg extra < <(awk -v a="$a" '$1 == a' <<<"$table")
+	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
+		apt-get install -y -qq --no-install-recommends "$pkg" > /dev/null 2>&1 ||
+			{ echo "cross-check: $a: SKIP (no $pkg)"; continue; }
+	fi
+	obj=$BUILD/cross-$a
+	log=$obj/build.log
+	mkdir -p "$obj"
+	k() { make -s -C "$src" O="$obj" ARCH="$a" CROSS_COMPILE="$cross" "$@" >> "$log" 2>&1; }
+	: > "$log"
+	frag=$obj/kprobes.config
+	printf '%s\n' CONFIG_MODULES=y CONFIG_KPROBES=y CONFIG_KALLSYMS=y CONFIG_SMP=y \
+		CONFIG_JUMP_LABEL=y CONFIG_DEBUG_FS=y > "$frag"
+	[ "$extra" = - ] || printf '%s\n' $extra >> "$frag"
+	k tinyconfig && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" >> "$log" 2>&1 &&
+		k olddefconfig
+	if ! grep -q '^CONFIG_KPROBES=y' "$obj/.config"; then
+		echo "cross-check: $a: FAIL (KPROBES could not be turned on)"
+		failed=$((failed + 1))
+		continue
+	fi
+	# The arch's Kprobes code: the folders whose Makefiles build it for
+	# KPROBES, built as kbuild builds them for this config.
+	srcarch=$a	# the table names the source folders
+	dirs=$(cd "$src" && grep -rlE 'obj-\$\(CONFIG_(KPROBES|KRETPROBES)\)' --include=Makefile "arch/$srcarch" |
+		xargs -n1 dirname | sort -u | sed 's|$|/|' | tr '\n' ' ')
+	targets="kernel/kprobes/ $dirs"
+	if k prepare && k -k $targets; then
+		echo "cross-check: $a: ok ($(grep -c '=y' "$obj/.config" | tr -d ' ') options; KRETPROBES=$(grep -q '^CONFIG_KRETPROBES=y' "$obj/.config" && echo y || echo n); built: $targets)"
+	else
+		echo "cross-check: $a: FAIL (see $log)"
+		grep -m5 -E 'error' "$log" | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+done
+[ "$failed" -eq 0 ]
