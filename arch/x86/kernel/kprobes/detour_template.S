@@ -16,8 +16,9 @@
  *
  * The bytes live in .rodata: they are never run here, only copied.  Some
  * places are filled per copy: the site pointer (the immediate of the
- * movabs), the ip (kernel and module text both lie in the top 2 GiB, so
- * a sign-extended 32-bit immediate holds it) and the call's displacement.
+ * movabs, or of the movl on i386), the ip (on x86-64 kernel and module
+ * text both lie in the top 2 GiB, so a sign-extended 32-bit immediate
+ * holds it) and the call's displacement.
  */
 #include <linux/linkage.h>
 #include <asm/segment.h>
@@ -26,6 +27,7 @@
 
 	.pushsection .rodata, "a"
 SYM_DATA_START(kprobe_detour_template)
+#ifdef CONFIG_X86_64
 	pushq	%rsp			/* ->ss slot: push stores the old sp */
 	pushq	(%rsp)			/* ->sp: the probed code's sp */
 	pushfq				/* ->flags, before anything changes them */
@@ -48,6 +50,31 @@ SYM_INNER_LABEL(kprobe_detour_template_call, SYM_L_GLOBAL)
 	leaq	24(%rsp), %rsp		/* orig_ax, ip, cs; lea keeps flags */
 	popfq
 	leaq	16(%rsp), %rsp		/* sp, ss */
+#else
+	/* The same with 32-bit words; arguments in %eax and %edx (regparm). */
+	pushl	%esp			/* ->ss slot: push stores the old sp */
+	pushl	(%esp)			/* ->sp: the probed code's sp */
+	pushfl				/* ->flags */
+SYM_INNER_LABEL(kprobe_detour_template_clac, SYM_L_GLOBAL)
+	.byte	0x0f, 0x1f, 0x00	/* nopl (%eax), or clac with SMAP */
+	pushl	$__KERNEL_CS		/* ->cs */
+	.byte	0x68			/* pushl $ip: ->ip */
+SYM_INNER_LABEL(kprobe_detour_template_ip, SYM_L_GLOBAL)
+	.long	0
+	pushl	$-1			/* ->orig_ax */
+	KPROBE_PUSH_GPRS
+	movl	%esp, %edx
+	.byte	0xb8			/* movl $site, %eax */
+SYM_INNER_LABEL(kprobe_detour_template_site, SYM_L_GLOBAL)
+	.long	0
+	.byte	0xe8			/* call kprobe_detour_callback */
+SYM_INNER_LABEL(kprobe_detour_template_call, SYM_L_GLOBAL)
+	.long	0
+	KPROBE_POP_GPRS
+	leal	12(%esp), %esp		/* orig_ax, ip, cs; lea keeps flags */
+	popfl
+	leal	8(%esp), %esp		/* sp, ss */
+#endif
 SYM_INNER_LABEL(kprobe_detour_template_end, SYM_L_GLOBAL)
 SYM_DATA_END(kprobe_detour_template)
 	.popsection

@@ -26,16 +26,17 @@
 #include <asm/text-patching.h>
 #include <asm/traps.h>
 
-/* pt_regs offsets of the general registers in ModRM/SIB numbering. */
-static const u8 gpr_offset[16] = {
-	offsetof(struct pt_regs, ax) / 8, offsetof(struct pt_regs, cx) / 8,
-	offsetof(struct pt_regs, dx) / 8, offsetof(struct pt_regs, bx) / 8,
-	offsetof(struct pt_regs, sp) / 8, offsetof(struct pt_regs, bp) / 8,
-	offsetof(struct pt_regs, si) / 8, offsetof(struct pt_regs, di) / 8,
-	offsetof(struct pt_regs, r8) / 8, offsetof(struct pt_regs, r9) / 8,
-	offsetof(struct pt_regs, r10) / 8, offsetof(struct pt_regs, r11) / 8,
-	offsetof(struct pt_regs, r12) / 8, offsetof(struct pt_regs, r13) / 8,
-	offsetof(struct pt_regs, r14) / 8, offsetof(struct pt_regs, r15) / 8,
+/*
+ * pt_regs offsets, in words, of the general registers in ModRM/SIB
+ * numbering; i386 has the first eight (and no REX bits to reach others).
+ */
+#define GPR(r)	(offsetof(struct pt_regs, r) / sizeof(long))
+static const u8 gpr_offset[] = {
+	GPR(ax), GPR(cx), GPR(dx), GPR(bx), GPR(sp), GPR(bp), GPR(si), GPR(di),
+#ifdef CONFIG_X86_64
+	GPR(r8), GPR(r9), GPR(r10), GPR(r11),
+	GPR(r12), GPR(r13), GPR(r14), GPR(r15),
+#endif
 };
 
 static unsigned long __kprobes gpr(struct pt_regs *regs, unsigned int n)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86-64 part of jprobes: entering the handler with the probed function's
+ * x86 part of jprobes: entering the handler with the probed function's
  * arguments, and coming back.
  *
- * At the hit (the function's entry) the arguments are in the six argument
- * registers and, beyond those, on the stack just above the return address.
+ * At the hit (the function's entry) the arguments are in the argument
+ * registers (six on x86-64, three on i386, whose kernel is built with
+ * regparm(3)) and, beyond those, on the stack just above the return address.
  * jprobe_enter() saves the registers and MAX_STACK_SIZE bytes of stack,
  * and sends the CPU to the handler with everything else unchanged, so the
  * handler, having the function's prototype, finds the same arguments.  It
@@ -67,9 +68,15 @@ NOKPROBE_SYMBOL(jprobe_return);
 static noinline unsigned int __kprobes stack_room_elsewhere(unsigned long sp)
 {
 	struct stack_info info;
-
+#ifdef CONFIG_X86_64
 	if (!get_stack_info_noinstr((unsigned long *)sp, current, &info))
 		return 0;
+#else
+	unsigned long visit = 0;	/* i386 has only the full lookup */
+
+	if (get_stack_info((unsigned long *)sp, current, &info, &visit))
+		return 0;
+#endif
 	return min_t(unsigned long, MAX_STACK_SIZE,
 		     (unsigned long)info.end - sp);
 }

@@ -17,7 +17,7 @@
 
 	.text
 SYM_FUNC_START(jprobe_return_to_hit)
-	movq	PER_CPU_VAR(jprobe_entry_sp), %rsp
+	_ASM_MOV	PER_CPU_VAR(jprobe_entry_sp), %_ASM_SP
 	UNWIND_HINT_UNDEFINED
 SYM_INNER_LABEL(jprobe_return_trap, SYM_L_GLOBAL)
 	ANNOTATE_NOENDBR	/* compared with, never called */

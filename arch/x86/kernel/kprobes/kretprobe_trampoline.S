@@ -24,9 +24,10 @@ SYM_CODE_START(__kretprobe_trampoline)
 	UNWIND_HINT_UNDEFINED
 	ANNOTATE_NOENDBR
 	/* The slot the RET popped: now a return address the unwinder resolves. */
-	pushq	$__kretprobe_trampoline
+	push	$__kretprobe_trampoline
 	UNWIND_HINT_FUNC
 
+#ifdef CONFIG_X86_64
 	/* struct pt_regs, top down: ss, sp, flags, cs, ip, orig_ax, GPRs. */
 	pushq	$__KERNEL_DS		/* ss */
 	pushq	%rsp			/* sp: corrected below */
@@ -50,6 +51,38 @@ SYM_CODE_START(__kretprobe_trampoline)
 	addq	$3*8, %rsp
 	popfq
 	addq	$2*8, %rsp
+#else
+	/*
+	 * The same on i386, where pt_regs is 17 words (the segment registers
+	 * among them) and the arguments go in %eax and %edx.  Its unwinder
+	 * follows frame pointers: a frame of our own, whose return address
+	 * is the slot, lets it find the slot and ask Kprobes what the real
+	 * return address is.  regs->bp gets the caller's %ebp, not ours.
+	 */
+	pushl	%ebp
+	movl	%esp, %ebp
+	pushl	%ss
+	pushl	%esp			/* sp: corrected below */
+	pushfl
+	pushl	$__KERNEL_CS
+	pushl	$__kretprobe_trampoline	/* ip */
+	pushl	$-1			/* orig_ax */
+	KPROBE_PUSH_GPRS
+
+	movl	17*4(%esp), %eax	/* the caller's %ebp, saved above */
+	movl	%eax, 5*4(%esp)		/* regs->bp */
+	leal	19*4(%esp), %eax	/* sp above the slot */
+	movl	%eax, 15*4(%esp)
+	movl	%esp, %eax		/* regs */
+	leal	18*4(%esp), %edx	/* the slot */
+	call	kretprobe_trampoline_handler
+	movl	%eax, 18*4(%esp)
+
+	KPROBE_POP_GPRS			/* down to orig_ax; %ebp: regs->bp */
+	leal	3*4(%esp), %esp		/* orig_ax, ip, cs */
+	popfl
+	leal	3*4(%esp), %esp		/* sp, ss, our frame's saved %ebp */
+#endif
 	/*
 	 * Through the return thunk, as every return of the kernel.  With
 	 * call depth tracking the thunk counts this return as one more: the

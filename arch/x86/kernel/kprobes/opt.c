@@ -273,7 +273,7 @@ static int put_head(u8 *d, unsigned long at, struct kprobe_site *site,
 	size_t call = kprobe_detour_template_call - kprobe_detour_template;
 	size_t arg = kprobe_detour_template_site - kprobe_detour_template;
 	size_t ip = kprobe_detour_template_ip - kprobe_detour_template;
-	u64 site_ptr = (unsigned long)site;
+	unsigned long site_ptr = (unsigned long)site;	/* a movabs or a movl */
 	s32 ip32 = regs_ip;
 
 	/*

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of the ways a probe hit is carried out on x86, in C only so
+ * that it runs on i386 as on x86-64 (the other x86 suites probe assembly
+ * written for x86-64): the number of traps a hit takes when the copy is
+ * stepped (two), boosted or followed by the post head (one) or reached
+ * through a jump (none); kretprobes; a jprobe whose arguments are partly
+ * on the stack; and a probe changing state while another CPU runs the
+ * probed function.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <asm/insn.h>
+
+#include "kprobes_kunit.h"
+
+/* The probed functions: plain C, a few instructions each, never traced. */
+static noinline notrace long kxp_mix(long a, long b)
+{
+	long r = a * 3;
+
+	OPTIMIZER_HIDE_VAR(r);
+	r ^= b << 2;
+	return r + 7;
+}
+
+static noinline notrace long kxp_five(long a, long b, long c, long d, long e)
+{
+	long r = a + 2 * b + 3 * c + 4 * d + 5 * e;
+
+	OPTIMIZER_HIDE_VAR(r);
+	return r;
+}
+
+static long (*volatile kxp_mix_fn)(long, long) = kxp_mix;
+static long (*volatile kxp_five_fn)(long, long, long, long, long) = kxp_five;
+
+static struct {
+	int pre, post, ret, fault;
+	long ret_value;
+	long args[5];
+} seen;
+
+static int kxp_init(struct kunit *test)
+{
+	memset(&seen, 0, sizeof(seen));
+	return 0;
+}
+
+static int on_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	seen.pre++;
+	return 0;
+}
+
+static void on_post(struct kprobe *p, struct pt_regs *regs,
+		    unsigned long flags)
+{
+	seen.post++;
+}
+
+static int on_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	seen.fault++;
+	return 0;
+}
+
+/* The traps one call of kxp_mix() takes on this CPU, and its result. */
+static unsigned long traps_of_call(long *result)
+{
+	unsigned long before;
+
+	preempt_disable();
+	before = this_cpu_read(kprobe_traps_taken);
+	*result = kxp_mix_fn(5, 9);
+	before = this_cpu_read(kprobe_traps_taken) - before;
+	preempt_enable();
+	return before;
+}
+
+/*
+ * An instruction of kxp_mix() after its first that runs from a copy (no
+ * control transfer, which would be emulated whatever the probe asks).
+ */
+static kprobe_opcode_t *copied_insn(struct kunit *test)
+{
+	unsigned long addr = (unsigned long)kxp_mix;
+	struct insn insn;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		u8 op;
+
+		KUNIT_ASSERT_GE(test, insn_decode_kernel(&insn, (void *)addr), 0);
+		op = insn.opcode.bytes[0];
+		if (i && op != 0xc3 && op != 0xe8 && op != 0xe9 && op != 0xeb &&
+		    (op & 0xf0) != 0x70 && op != 0xff && op != 0x0f &&
+		    insn.length < 8)
+			return (kprobe_opcode_t *)addr;
+		addr += insn.length;
+	}
+	KUNIT_FAIL(test, "no copied instruction in kxp_mix()");
+	return NULL;
+}
+
+static const long mix_5_9 = (5 * 3 ^ (9 << 2)) + 7;
+
+/* A fault_handler keeps the copy between two traps. */
+static void stepped_takes_two_traps(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = copied_insn(test),
+		.pre_handler = on_pre,
+		.post_handler = on_post,
+		.fault_handler = on_fault,
+	};
+	long r;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, traps_of_call(&r), 2UL);
+	KUNIT_EXPECT_EQ(test, r, mix_5_9);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	KUNIT_EXPECT_EQ(test, seen.fault, 0);
+	unregister_kprobe(&kp);
+}
+
+/* A pre_handler only, optimization off: the boost copy, one trap. */
+static void boosted_takes_one_trap(struct kunit *test)
+{
+	struct kprobe kp = { .addr = copied_insn(test), .pre_handler = on_pre };
+	long r;
+
+	kprobes_set_optimization(false);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, traps_of_call(&r), 1UL);
+	KUNIT_EXPECT_EQ(test, r, mix_5_9);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	unregister_kprobe(&kp);
+	kprobes_set_optimization(true);
+}
+
+/* A post_handler without a fault_handler: the post copy, one trap. */
+static void post_head_takes_one_trap(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = copied_insn(test),
+		.pre_handler = on_pre,
+		.post_handler = on_post,
+	};
+	long r;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, traps_of_call(&r), 1UL);
+	KUNIT_EXPECT_EQ(test, r, mix_5_9);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	unregister_kprobe(&kp);
+}
+
+/* At the entry, once the optimizer ran: a jump to the detour, no trap. */
+static void optimized_takes_no_trap(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)kxp_mix,
+			     .pre_handler = on_pre };
+	long r;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no CONFIG_OPTPROBES");
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kprobe_optimizer_flush();
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, traps_of_call(&r), 0UL);
+	KUNIT_EXPECT_EQ(test, r, mix_5_9);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	/* Turning optimization off puts the int3 back: one trap again. */
+	kprobes_set_optimization(false);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, traps_of_call(&r), 1UL);
+	KUNIT_EXPECT_EQ(test, r, mix_5_9);
+	kprobes_set_optimization(true);
+	unregister_kprobe(&kp);
+}
+
+static int on_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	seen.ret++;
+	seen.ret_value = regs_return_value(regs);
+	return 0;
+}
+
+static void kretprobe_sees_return_value(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kxp_mix,
+		.handler = on_return,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kxp_mix_fn(5, 9), mix_5_9);
+	KUNIT_EXPECT_EQ(test, seen.ret, 1);
+	KUNIT_EXPECT_EQ(test, seen.ret_value, mix_5_9);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, kxp_mix_fn(5, 9), mix_5_9);
+	KUNIT_EXPECT_EQ(test, seen.ret, 1);
+}
+
+static void kxp_five_entry(long a, long b, long c, long d, long e)
+{
+	seen.args[0] = a;
+	seen.args[1] = b;
+	seen.args[2] = c;
+	seen.args[3] = d;
+	seen.args[4] = e;
+	jprobe_return();
+}
+
+/* Five arguments: on i386 two of them are on the stack. */
+static void jprobe_sees_stack_arguments(struct kunit *test)
+{
+	struct jprobe jp = {
+		.kp.addr = (kprobe_opcode_t *)kxp_five,
+		.entry = kxp_five_entry,
+	};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	KUNIT_EXPECT_EQ(test, kxp_five_fn(1, 2, 3, 4, 5), 55L);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, seen.args[i], (long)i + 1);
+	unregister_jprobe(&jp);
+}
+
+/* The other CPU calls kxp_mix() and checks every result meanwhile. */
+static atomic_t hammer_wrong, hammer_calls;
+
+static int hammer(void *unused)
+{
+	while (!kthread_should_stop()) {
+		if (kxp_mix_fn(5, 9) != mix_5_9)
+			atomic_inc(&hammer_wrong);
+		atomic_inc(&hammer_calls);
+		/* Let RCU Tasks end, or the optimizer waits for us forever. */
+		cond_resched_tasks_rcu_qs();
+	}
+	return 0;
+}
+
+static void state_changes_under_calls(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)kxp_mix,
+			     .pre_handler = on_pre };
+	struct kprobe mid = { .pre_handler = on_pre, .post_handler = on_post };
+	struct task_struct *t;
+	int cpu, round;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	mid.addr = copied_insn(test);
+	atomic_set(&hammer_wrong, 0);
+	atomic_set(&hammer_calls, 0);
+	t = kpt_start_hammer(test, hammer, "kxp_hammer", &cpu);
+	for (round = 0; round < 20; round++) {
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+		if (round & 1)
+			kprobe_optimizer_flush();	/* the jump goes in */
+		KUNIT_ASSERT_EQ(test, register_kprobe(&mid), 0);
+		msleep(2);
+		disable_kprobe(&kp);
+		msleep(1);
+		enable_kprobe(&kp);
+		unregister_kprobe(&mid);
+		unregister_kprobe(&kp);
+	}
+	kthread_stop(t);
+	KUNIT_EXPECT_GT(test, atomic_read(&hammer_calls), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
+	KUNIT_EXPECT_GT(test, seen.pre, 0);
+}
+
+static struct kunit_case kxp_cases[] = {
+	KUNIT_CASE(stepped_takes_two_traps),
+	KUNIT_CASE(boosted_takes_one_trap),
+	KUNIT_CASE(post_head_takes_one_trap),
+	KUNIT_CASE(optimized_takes_no_trap),
+	KUNIT_CASE(kretprobe_sees_return_value),
+	KUNIT_CASE(jprobe_sees_stack_arguments),
+	KUNIT_CASE_SLOW(state_changes_under_calls),
+	{}
+};
+
+static struct kunit_suite kxp_suite = {
+	.name = "kprobes_x86_paths",
+	.init = kxp_init,
+	.test_cases = kxp_cases,
+};
+kunit_test_suite(kxp_suite);
