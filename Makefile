@@ -10,8 +10,8 @@
 #                      SEED=<n> to replay a run; prints its summary.  QEMU
 #                      runs single-threaded TCG there (see README); make
 #                      check runs it for TORTURE_DURATION=30 s per kernel
-#   make arch-check    boot arm64 under QEMU with our core (KUnit with
-#                      upstream's test_kprobes, samples, control files)
+#   make arch-check    boot i386 and arm64 under QEMU with our core (KUnit
+#                      with upstream's test_kprobes, samples, control files)
 #   make cross-check   compile the core and each other architecture's own
 #                      Kprobes code (ARCHS="arm riscv ..." for some)
 #   make patches       write the patch series to build/patches/
@@ -69,8 +69,9 @@ torture: assemble
 		sed -n 's/\r$$//; /kprobes_torture: \(start\|seed=\|calls=\|SUCCESS\|FAILURE\|wrong\|first\)/p; /^\(not \)\{0,1\}ok 1 torture/p'
 	@grep -q '^ok 1 torture' $(BUILD)/torture.log
 
+ARCH_BOOTS ?= i386 arm64
 arch-check: assemble
-	@$(T)/arch-boot.sh arm64
+	@st=0; for a in $(ARCH_BOOTS); do $(T)/arch-boot.sh $$a || st=1; done; exit $$st
 
 cross-check: assemble
 	@$(T)/cross-check.sh $(ARCHS)

@@ -55,6 +55,7 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1>
 	} > "$expect"
 	echo --expect "$expect"
 	for f in arch/x86/kernel/kprobes/kprobes_kunit.c arch/x86/kernel/kprobes/opt_kunit.c \
+		 arch/x86/kernel/kprobes/paths_kunit.c \
 		 kernel/kprobes/kprobes_kunit.c lib/test_kprobes.c; do
 		echo --cases-from "$src/$f"
 	done
