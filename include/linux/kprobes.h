@@ -10,7 +10,6 @@
 #ifndef _LINUX_KPROBES_H
 #define _LINUX_KPROBES_H
 
-#include <asm/kprobes.h>
 #include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/ftrace.h>
@@ -25,6 +24,11 @@
 #include <linux/rethook.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
+/*
+ * The arch's header last: some declare functions of struct pt_regs
+ * without declaring the struct themselves (arc).
+ */
+#include <asm/kprobes.h>
 
 #ifdef CONFIG_KPROBES
 /* What the CPU's Kprobes machinery is doing, see kprobe_ctlblk. */
@@ -365,85 +369,13 @@ static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 
 static inline void wait_for_kprobe_optimizer(void) { }
 
-/*
- * The interface between the generic core (kernel/kprobes/) and the
- * architecture (arch/x86/kernel/kprobes/).
- */
-struct kprobe_site *kprobe_site_lookup(kprobe_opcode_t *addr);
-bool kprobe_site_pre_handlers(struct kprobe_site *site, struct pt_regs *regs,
-			      bool jprobe_ok);
-void kprobe_site_post_handlers(struct kprobe_site *site, struct pt_regs *regs);
-int kprobe_site_fault_handlers(struct kprobe_site *site, struct pt_regs *regs,
-			       int trapnr);
-void kprobe_site_missed(struct kprobe_site *site);
-void kprobes_inc_nmissed_count(struct kprobe *p);
-
-kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
-					 unsigned long offset,
-					 bool *on_func_entry);
-int arch_prepare_kprobe_site(struct kprobe_site *site);
-void arch_remove_kprobe_site(struct kprobe_site *site);
 /* For in-kernel tests: the optimizer and the knobs of debugfs and sysctl. */
 void kprobe_optimizer_flush(void);
 void kprobes_set_optimization(bool on);
 int kprobes_set_armed(bool on);
-void arch_kprobe_poke_sites(struct list_head *queue);
-void arch_optimize_sites(struct list_head *sites);
-void arch_unoptimize_sites(struct list_head *sites);
-unsigned int arch_kprobe_region_len(struct kprobe_site *site);
-void arch_kprobe_drop_jump(struct kprobe_site *site);
-void arch_kprobe_text_sync(void);
 
-/*
- * Sites at ftrace locations (kernel/kprobes/ftrace.c): the arch prepares
- * such a site without a copy and reaches its handlers from ftrace.
- */
-int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site);
-#ifdef CONFIG_KPROBES_ON_FTRACE
-extern bool kprobe_ftrace_disabled;
-void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
-			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
-#endif
-
-/* Executable slots for the out-of-line copies (kernel/kprobes/slots.c). */
-kprobe_opcode_t *kprobe_slot_alloc(void);
-void kprobe_slot_free(kprobe_opcode_t *slot);
-
-#ifdef CONFIG_KPROBES_CLASSIC_ARCH
-/*
- * An architecture without the site interface keeps upstream's: its own
- * code prepares, arms and disarms one struct kprobe per address, and its
- * breakpoint handler finds that probe with get_kprobe() and calls its
- * pre_ and post_handler.  kernel/kprobes/classic.c gives it each site's
- * aggregate probe (struct kprobe_site.aggr), whose handlers run those of
- * the site.  A slot holds one copied instruction; nothing is optimized.
- */
-#define KPROBE_SLOT_SIZE	(MAX_INSN_SIZE * sizeof(kprobe_opcode_t))
-#define KPROBE_MAX_REGION	1
-
-int arch_prepare_kprobe(struct kprobe *p);
-void arch_arm_kprobe(struct kprobe *p);
-void arch_disarm_kprobe(struct kprobe *p);
-void arch_remove_kprobe(struct kprobe *p);
-int arch_init_kprobes(void);
-int arch_populate_kprobe_blacklist(void);
-bool arch_within_kprobe_blacklist(unsigned long addr);
-int arch_trampoline_kprobe(struct kprobe *p);
-int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
-			     void *data);
-void *alloc_insn_page(void);
-void free_insn_page(void *page);
-kprobe_opcode_t *get_insn_slot(void);
-void free_insn_slot(kprobe_opcode_t *slot, int dirty);
-int kprobe_add_ksym_blacklist(unsigned long entry);
-int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
-bool kprobe_is_site_aggr(struct kprobe *p);
-#else
-static inline bool kprobe_is_site_aggr(struct kprobe *p)
-{
-	return false;
-}
-#endif
+/* The seam between the core and an architecture. */
+#include <linux/kprobes_arch.h>
 
 #else /* !CONFIG_KPROBES */
 

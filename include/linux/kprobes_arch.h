@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The seam between the generic Kprobes core (kernel/kprobes/) and an
+ * architecture: what each side provides, and under which conditions it is
+ * called.  Documentation/trace/kprobes.rst, "Architectures and porting",
+ * says the same in prose.  Included by <linux/kprobes.h> only.
+ *
+ * An architecture takes one of two ways in:
+ *
+ * - the site interface (CONFIG_HAVE_KPROBE_SITES; x86, both widths): the
+ *   arch works on whole probe sites (struct kprobe_site), batches its
+ *   text changes, and may optimize;
+ * - the classic interface (CONFIG_KPROBES_CLASSIC_ARCH; every other
+ *   architecture): the arch keeps the code it has for upstream's core,
+ *   one struct kprobe per address, and kernel/kprobes/classic.c maps it
+ *   onto sites.
+ *
+ * "Registration context" below: process context, kprobe_mutex held, so
+ * the callee may sleep, allocate with GFP_KERNEL and take text_mutex (and
+ * cpus_read_lock(), before text_mutex).  "Hit context": the breakpoint
+ * handler or a detour, interrupts off or at least preemption off, possibly
+ * NMI: no locks, no allocation, no sleeping.
+ */
+#ifndef _LINUX_KPROBES_ARCH_H
+#define _LINUX_KPROBES_ARCH_H
+
+#ifndef _LINUX_KPROBES_H
+#error "include <linux/kprobes.h> instead"
+#endif
+
+/* ---- What the core provides to the arch's hit path (hit context) ---- */
+
+/* The site at @addr, or NULL; RCU, which the hit context implies. */
+struct kprobe_site *kprobe_site_lookup(kprobe_opcode_t *addr);
+/*
+ * Run the site's pre_handlers with current_kprobe naming each; true when
+ * one changed the instruction pointer (the probed instruction is then not
+ * carried out).  @jprobe_ok: a jprobe may take over from here.
+ */
+bool kprobe_site_pre_handlers(struct kprobe_site *site, struct pt_regs *regs,
+			      bool jprobe_ok);
+/* Run the post_handlers; current_kprobe is NULL afterwards. */
+void kprobe_site_post_handlers(struct kprobe_site *site, struct pt_regs *regs);
+/* Offer a fault in the copy to the fault_handlers; non-zero: claimed. */
+int kprobe_site_fault_handlers(struct kprobe_site *site, struct pt_regs *regs,
+			       int trapnr);
+/* A hit that runs no handler (a reentry): every enabled probe misses it. */
+void kprobe_site_missed(struct kprobe_site *site);
+void kprobes_inc_nmissed_count(struct kprobe *p);
+
+/* Executable slots for the copies (slots.c); registration context. */
+kprobe_opcode_t *kprobe_slot_alloc(void);
+void kprobe_slot_free(kprobe_opcode_t *slot);
+
+/* ---- The site interface: what the arch provides ---- */
+
+/*
+ * Mandatory.  Where a probe at function @addr + @offset goes, and whether
+ * that is the function's entry (x86 steps over ENDBR64).  Any context.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry);
+/*
+ * Mandatory, registration context.  Decode the instruction at site->addr
+ * and prepare its copy in a slot, or refuse: -EILSEQ (not an instruction
+ * boundary), -EINVAL (an instruction or text that cannot be probed),
+ * -ENOMEM.  Sets site->opcode.  The site is not yet in the hash.
+ */
+int arch_prepare_kprobe_site(struct kprobe_site *site);
+/*
+ * Mandatory, registration context, after an RCU Tasks grace period since
+ * the site left the hash: no CPU or preempted task is in its copies.
+ */
+void arch_remove_kprobe_site(struct kprobe_site *site);
+/*
+ * Mandatory, registration context.  Write the breakpoint (site->armed) or
+ * the original byte of every site on @queue (linked by ->poke), emptying
+ * it; then, in arch_kprobe_text_sync(), make every write so far visible to
+ * the instruction fetch of every CPU, which also drains the hit path of
+ * CPUs that met a breakpoint now gone.
+ */
+void arch_kprobe_poke_sites(struct list_head *queue);
+void arch_kprobe_text_sync(void);
+/*
+ * Jump optimization (CONFIG_OPTPROBES), registration context.  The bytes
+ * a site's jump would cover, 0 when it has no detour (never optimized);
+ * put in the jumps of @sites, whose tasks have been waited out of the
+ * regions (RCU Tasks); take them out again; forget a jump whose text is
+ * gone.  All three empty their list (->opt_list).
+ */
+unsigned int arch_kprobe_region_len(struct kprobe_site *site);
+void arch_optimize_sites(struct list_head *sites);
+void arch_unoptimize_sites(struct list_head *sites);
+void arch_kprobe_drop_jump(struct kprobe_site *site);
+/*
+ * Probes at ftrace locations (CONFIG_KPROBES_ON_FTRACE): prepare a site
+ * that ftrace reaches, without a copy (registration context); the ftrace
+ * handler runs the site's handlers (hit context, from ftrace).
+ */
+int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site);
+#ifdef CONFIG_KPROBES_ON_FTRACE
+extern bool kprobe_ftrace_disabled;
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+#endif
+/*
+ * Jprobes: jprobe_setjmp() is every jprobe's pre_handler (the core knows
+ * a jprobe by it), jprobe_enter() sends the CPU to the handler with the
+ * function's arguments (hit context, with the site the core is running),
+ * jprobe_return() comes back.  An arch without them returns 0 from both
+ * and the core refuses registration (classic.c).
+ */
+/* (declared with the jprobe API in <linux/kprobes.h>) */
+/*
+ * Return probes (CONFIG_KRETPROBES), hit context: arch_prepare_kretprobe()
+ * records the return address and its stack slot in the instance and hooks
+ * the return; the arch's trampoline calls kretprobe_trampoline_handler()
+ * and returns where it says.  is_kretprobe_trampoline() is the unwinders'.
+ * (declared with the kretprobe API in <linux/kprobes.h>)
+ */
+
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+/* ---- The classic interface: what the arch provides, as for upstream ---- */
+
+/* A slot holds one copied instruction; there is no region to optimize. */
+#define KPROBE_SLOT_SIZE	(MAX_INSN_SIZE * sizeof(kprobe_opcode_t))
+#define KPROBE_MAX_REGION	1
+
+/*
+ * Registration context: decode and copy the instruction at p->addr
+ * (get_insn_slot()), set p->opcode; write and remove the breakpoint (the
+ * core holds cpus_read_lock() and text_mutex, the arch makes the write
+ * visible to every CPU before it returns); free the copy, after an RCU
+ * Tasks grace period.  @p is the site's aggregate probe.
+ * arch_remove_kprobe() is declared by the arch (sparc makes it a macro).
+ */
+int arch_prepare_kprobe(struct kprobe *p);
+void arch_arm_kprobe(struct kprobe *p);
+void arch_disarm_kprobe(struct kprobe *p);
+/* At boot, once: the arch's own set-up and the ranges it never probes. */
+int arch_init_kprobes(void);
+int arch_populate_kprobe_blacklist(void);
+bool arch_within_kprobe_blacklist(unsigned long addr);
+int arch_trampoline_kprobe(struct kprobe *p);
+/* On the die chain, for the architectures that trap through it. */
+int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
+			     void *data);
+/* The arch's executable page for slots (optional: execmem by default). */
+void *alloc_insn_page(void);
+
+/* What the core provides to classic code. */
+kprobe_opcode_t *get_insn_slot(void);
+void free_insn_slot(kprobe_opcode_t *slot, int dirty);
+int kprobe_add_ksym_blacklist(unsigned long entry);
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+bool kprobe_is_site_aggr(struct kprobe *p);
+/* What mips, sh, parisc and arc call from their trampoline's probe. */
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer);
+#else
+static inline bool kprobe_is_site_aggr(struct kprobe *p)
+{
+	return false;
+}
+#endif
+
+#endif /* _LINUX_KPROBES_ARCH_H */
