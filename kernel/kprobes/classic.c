@@ -82,7 +82,16 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	aggr->addr = site->addr;
 	aggr->pre_handler = site_pre_handler;
 	aggr->post_handler = site_post_handler;
+	/*
+	 * Some arches write the copy through text patching that wants
+	 * text_mutex (riscv's patch_text_nosync() asserts it); the order is
+	 * the one of arch_kprobe_poke_sites().
+	 */
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
 	ret = arch_prepare_kprobe(aggr);
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
 	if (ret)
 		return ret;
 	site->opcode = aggr->opcode;
@@ -181,11 +190,6 @@ void * __weak alloc_insn_page(void)
 	return execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
 }
 
-void __weak free_insn_page(void *page)
-{
-	execmem_free(page);
-}
-
 kprobe_opcode_t *get_insn_slot(void)
 {
 	return kprobe_slot_alloc();
@@ -211,6 +215,18 @@ bool is_kretprobe_trampoline(unsigned long addr)
 		dereference_kernel_function_descriptor(__kretprobe_trampoline);
 }
 NOKPROBE_SYMBOL(is_kretprobe_trampoline);
+
+/*
+ * The older architectures' trampolines are a probe of their own, whose
+ * handler calls this with the CPU inside Kprobes already; the core's
+ * handler marks the CPU busy itself either way.
+ */
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer)
+{
+	return kretprobe_trampoline_handler(regs, frame_pointer);
+}
+NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
 #endif
 
 int __weak arch_trampoline_kprobe(struct kprobe *p)

@@ -147,6 +147,13 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 	/* kprobe_busy_begin(), inline: this runs on every return. */
 	preempt_disable();
 	__this_cpu_write(current_kprobe, &kprobe_busy);
+	/*
+	 * The classic architectures' reentry paths read the status of the
+	 * level they interrupt (arm64 warns on a stale one, riscv BUG()s on
+	 * KPROBE_HIT_SS); x86 does not look at it.
+	 */
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
+		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	for (node = first; node; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
 		rp = get_kretprobe(ri);

@@ -56,7 +56,8 @@ SYM_INNER_LABEL(kprobe_detour_template_call, SYM_L_GLOBAL)
 	pushl	(%esp)			/* ->sp: the probed code's sp */
 	pushfl				/* ->flags */
 SYM_INNER_LABEL(kprobe_detour_template_clac, SYM_L_GLOBAL)
-	.byte	0x0f, 0x1f, 0x00	/* nopl (%eax), or clac with SMAP */
+	/* Not nopl, which some 32-bit CPUs do not have (as asm/nops.h). */
+	.byte	0x8d, 0x76, 0x00	/* lea 0(%esi), %esi, or clac with SMAP */
 	pushl	$__KERNEL_CS		/* ->cs */
 	.byte	0x68			/* pushl $ip: ->ip */
 SYM_INNER_LABEL(kprobe_detour_template_ip, SYM_L_GLOBAL)

@@ -56,6 +56,9 @@ indirect_operand_addr(struct kprobe_site *site, struct pt_regs *regs)
 
 	if (ai->disp_rip)
 		return (unsigned long)site->addr + ai->len + ea;
+	/* What is RIP-relative on x86-64 is an absolute disp32 on i386. */
+	if (!IS_ENABLED(CONFIG_X86_64) && mod == 0 && rm == 5)
+		return ea;
 	if (rm != 4)
 		return ea + gpr(regs, rm | (X86_REX_B(ai->rex) << 3));
 

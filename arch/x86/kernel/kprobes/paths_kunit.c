@@ -34,7 +34,22 @@ static noinline notrace long kxp_five(long a, long b, long c, long d, long e)
 	return r;
 }
 
+static noinline notrace long kxp_callee(void)
+{
+	return 77;
+}
+
+/* Not static, not const: the call must read it from memory. */
+long (*kxp_callee_ptr)(void) = kxp_callee;
+
+/* A call through a pointer in memory: ff /2 with a disp32 operand. */
+static noinline notrace long kxp_call_mem(void)
+{
+	return kxp_callee_ptr() + 1;
+}
+
 static long (*volatile kxp_mix_fn)(long, long) = kxp_mix;
+static long (*volatile kxp_call_mem_fn)(void) = kxp_call_mem;
 static long (*volatile kxp_five_fn)(long, long, long, long, long) = kxp_five;
 
 static struct {
@@ -233,6 +248,35 @@ static void jprobe_sees_stack_arguments(struct kunit *test)
 	unregister_jprobe(&jp);
 }
 
+/*
+ * The indirect call in kxp_call_mem(), emulated by the int3 path: on
+ * x86-64 a RIP-relative operand, on i386 an absolute one (mod 0, rm 5),
+ * which is no [ebp] there.  Retpoline kernels call a thunk instead.
+ */
+static void indirect_call_through_memory(struct kunit *test)
+{
+	unsigned long addr = (unsigned long)kxp_call_mem;
+	struct kprobe kp = { .pre_handler = on_pre };
+	struct insn insn;
+	int i;
+
+	for (i = 0; i < 16 && !kp.addr; i++, addr += insn.length) {
+		KUNIT_ASSERT_GE(test, insn_decode_kernel(&insn, (void *)addr), 0);
+		if (insn.opcode.bytes[0] == 0xff &&
+		    X86_MODRM_REG(insn.modrm.bytes[0]) == 2 &&
+		    X86_MODRM_MOD(insn.modrm.bytes[0]) != 3)
+			kp.addr = (kprobe_opcode_t *)addr;
+		if (insn.opcode.bytes[0] == 0xc3)
+			break;
+	}
+	if (!kp.addr)
+		kunit_skip(test, "the compiler called through a register or a thunk");
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kxp_call_mem_fn(), 78L);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	unregister_kprobe(&kp);
+}
+
 /* The other CPU calls kxp_mix() and checks every result meanwhile. */
 static atomic_t hammer_wrong, hammer_calls;
 
@@ -287,6 +331,7 @@ static struct kunit_case kxp_cases[] = {
 	KUNIT_CASE(optimized_takes_no_trap),
 	KUNIT_CASE(kretprobe_sees_return_value),
 	KUNIT_CASE(jprobe_sees_stack_arguments),
+	KUNIT_CASE(indirect_call_through_memory),
 	KUNIT_CASE_SLOW(state_changes_under_calls),
 	{}
 };
