@@ -3,9 +3,13 @@
 #
 # Build and boot an architecture other than x86-64 under QEMU (TCG, 2
 # vCPUs) and check its Kprobes: at boot the KUnit suites that apply
-# (upstream's lib/test_kprobes.c among them), then arch-init's checks of
-# the samples, the control files and the knobs.  The console is kept in
-# $BUILD/obj-<arch>/boot.log; the KTAP goes through kunit.py parse.
+# (upstream's lib/test_kprobes.c among them), then
+#   i386: the selftests of tools/testing/selftests/kprobes/ that apply
+#         there (the others need x86-64 assembly or the tracing kernel),
+#         run by the test initramfs' own /init;
+#   arm64: arch-init's checks of the samples, the control files and the
+#         knobs (the selftests assume the site interface).
+# The console is kept in $BUILD/obj-<arch>/boot.log.
 #   arch-boot.sh arm64|i386
 set -euo pipefail
 
@@ -19,6 +23,7 @@ arm64)
 	# Classic interface: no jprobes.
 	cross=aarch64-linux-gnu- image=arch/arm64/boot/Image debarch=arm64
 	suites="kprobes_test"
+	selftests= modules=
 	pkgs="gcc-aarch64-linux-gnu qemu-system-arm"
 	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -append "console=ttyAMA0 panic=-1")
 	;;
@@ -27,7 +32,11 @@ i386)
 	cross= image=arch/x86/boot/bzImage debarch=i386
 	suites="kprobes_test kprobes_x86_paths"
 	pkgs="gcc qemu-system-x86"
-	qemu=(qemu-system-i386 -cpu max,vendor=GenuineIntel -append "console=ttyS0 panic=-1 kpjprobes=1")
+	# The selftests that apply, and the modules they load.
+	selftests="debugfs kprobe-example kretprobe-example jprobe-example module-probes optimization kprobes-bench"
+	modules="kprobes_target kprobes_bench"
+	qemu=(qemu-system-i386 -cpu max,vendor=GenuineIntel
+	      -append "console=ttyS0 panic=-1 watchdog_thresh=5 kpscripts=$(echo $selftests | tr ' ' ,)")
 	;;
 *) echo "arch-boot: no boot for $arch" >&2; exit 2 ;;
 esac
@@ -75,14 +84,28 @@ fi
 echo "arch-boot: building $obj"
 kmake -j"$(nproc)" "$(basename "$image")" modules
 
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,proc,sys,dev,lib/modules/kprobes}
-cp "$bb" "$root/bin/busybox"
-for t in sh mount dmesg insmod rmmod grep cat reboot true; do ln -s busybox "$root/bin/$t"; done
-install -m 755 "$top/tools/testing/kprobes/arch-init" "$root/init"
-find "$obj/samples/kprobes" -name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \;
-(cd "$root" && find . | cpio -o -H newc --quiet) > "$obj/initramfs.cpio"
+if [ -n "$selftests" ]; then
+	# The test initramfs of x86-64's boots, with this architecture's
+	# busybox and the selftest modules that build here.
+	mkdir -p "$obj/selftest-modules"
+	for m in $modules; do
+		cp "$src/tools/testing/selftests/kprobes/test_modules/$m.c" "$obj/selftest-modules/"
+	done
+	echo "obj-m += $(printf '%s.o ' $modules)" > "$obj/selftest-modules/Makefile"
+	kmake -j"$(nproc)" M="$obj/selftest-modules" modules
+	OBJ=$obj SRC=$src BUSYBOX=$bb "$top/tools/testing/kprobes/mkinitramfs.sh" "$obj/initramfs.cpio"
+	done_line='kptest: done'
+else
+	root=$(mktemp -d)
+	trap 'rm -rf "$root"' EXIT
+	mkdir -p "$root"/{bin,proc,sys,dev,lib/modules/kprobes}
+	cp "$bb" "$root/bin/busybox"
+	for t in sh mount dmesg insmod rmmod grep cat reboot true; do ln -s busybox "$root/bin/$t"; done
+	install -m 755 "$top/tools/testing/kprobes/arch-init" "$root/init"
+	find "$obj/samples/kprobes" -name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \;
+	(cd "$root" && find . | cpio -o -H newc --quiet) > "$obj/initramfs.cpio"
+	done_line='arch-init: done'
+fi
 
 log=$obj/boot.log
 echo "arch-boot: booting $arch (console in $log)"
@@ -103,11 +126,11 @@ done
 # lib/test_kprobes.c has 7 cases, every one of them applies.
 kunit=$(sed -n '/# Subtest: kprobes_test$/,/^ok [0-9]* kprobes_test$/p' <<<"$con" | grep -cE '^    ok [0-9]+ ' || true)
 [ "$kunit" -eq 7 ] || problems+=("lib/test_kprobes.c passed $kunit of its 7 cases")
-grep -q '^arch-init: done' <<<"$con" || problems+=("arch-init did not finish")
-# arch-init's own document: the last plan, and as many results after it.
+grep -q "^$done_line" <<<"$con" || problems+=("the guest's /init did not finish")
+# The /init's own document: the last plan, and as many results after it.
 plan=$(grep -E '^1\.\.[0-9]+$' <<<"$con" | tail -n1)
 init=$(sed -n "/^$plan\$/,\$p" <<<"$con" | grep -cE '^(not )?ok [0-9]+ ' || true)
-[ "1..$init" = "$plan" ] || problems+=("arch-init gave $init results for its plan ${plan:-none}")
+[ "1..$init" = "$plan" ] || problems+=("the /init gave $init results for its plan ${plan:-none}")
 grep -qE 'Brought up .* 2 CPUs' <<<"$con" || problems+=("the guest did not bring up 2 CPUs")
 splat=$(grep -E 'BUG:|WARNING:|Oops|Kernel panic|Unable to handle|Call trace:' <<<"$con" | head -n3 || true)
 [ -z "$splat" ] || problems+=("splat: $splat")

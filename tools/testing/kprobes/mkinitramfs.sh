@@ -5,6 +5,7 @@
 # selftests' modules, and the selftest scripts with kselftest's KTAP helpers.
 #   mkinitramfs.sh <output.cpio>
 #   SCRIPTS  where the selftest scripts are (default: the assembled tree's)
+#   BUSYBOX  a static busybox of the guest's architecture (default: the host's)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -16,7 +17,7 @@ root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,lib/modules/kprobes,kselftest/kprobes}
-cp /bin/busybox "$root/bin/busybox"
+cp "${BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
 install -m 755 "$top/tools/testing/kprobes/init" "$root/init"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"

@@ -19,7 +19,11 @@ clear_log
 insmod "$MODDIR/kprobe_example.ko"
 line=$(grep ' kernel_clone+' $DEBUGFS/list)
 set -- $line
-check "list: a 16-digit address" sh -c "echo $1 | grep -qE '^[0-9a-f]{16}\$'"
+# As wide as the kernel's addresses (as kallsyms prints them): 16 hex
+# digits on a 64-bit kernel, 8 on i386.
+width=$(awk 'NR == 1 { print length($1) }' /proc/kallsyms)
+check "list: an address as wide as kallsyms' ($width digits)" \
+	sh -c "echo $1 | grep -qE '^[0-9a-f]{$width}\$' && [ $width -ge 8 ]"
 check "list: type k" [ "$2" = k ]
 check "list: symbol+offset" sh -c "echo $3 | grep -qE '^kernel_clone\+0x[0-9a-f]+\$'"
 # At the entry, with ftrace, the one state is [FTRACE].
