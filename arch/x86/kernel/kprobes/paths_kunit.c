@@ -13,6 +13,8 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <asm/insn.h>
+#include <asm/nops.h>
+#include <asm/text-patching.h>
 
 #include "kprobes_kunit.h"
 
@@ -48,7 +50,21 @@ static noinline notrace long kxp_call_mem(void)
 	return kxp_callee_ptr() + 1;
 }
 
+/*
+ * Two of the kernel's 5-byte nops, for the cross-CPU case: what int3.c's
+ * int3_gone() carries out from the bytes that stand when a CPU traps on
+ * an int3 that is already gone.  QEMU's multi-threaded TCG can keep
+ * running a stale translation of a removed int3, and for any other
+ * instruction the trap would repeat forever (see int3_gone()).
+ */
+static noinline notrace long kxp_nops(long a)
+{
+	asm volatile(ASM_NOP5 ASM_NOP5);
+	return a + 1;
+}
+
 static long (*volatile kxp_mix_fn)(long, long) = kxp_mix;
+static long (*volatile kxp_nops_fn)(long) = kxp_nops;
 static long (*volatile kxp_call_mem_fn)(void) = kxp_call_mem;
 static long (*volatile kxp_five_fn)(long, long, long, long, long) = kxp_five;
 
@@ -277,13 +293,30 @@ static void indirect_call_through_memory(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
-/* The other CPU calls kxp_mix() and checks every result meanwhile. */
+/* The @n-th (from 0) of kxp_nops()'s two nops. */
+static kprobe_opcode_t *nop_of(struct kunit *test, int n)
+{
+	unsigned long addr = (unsigned long)kxp_nops;
+	struct insn insn;
+	int i;
+
+	for (i = 0; i < 8; i++, addr += insn.length) {
+		KUNIT_ASSERT_GE(test, insn_decode_kernel(&insn, (void *)addr), 0);
+		if (insn.length == 5 && !memcmp((void *)addr, x86_nops[5], 5) &&
+		    !n--)
+			return (kprobe_opcode_t *)addr;
+	}
+	KUNIT_FAIL(test, "no nops in kxp_nops()");
+	return NULL;
+}
+
+/* The other CPU calls kxp_nops() and checks every result meanwhile. */
 static atomic_t hammer_wrong, hammer_calls;
 
 static int hammer(void *unused)
 {
 	while (!kthread_should_stop()) {
-		if (kxp_mix_fn(5, 9) != mix_5_9)
+		if (kxp_nops_fn(5) != 6)
 			atomic_inc(&hammer_wrong);
 		atomic_inc(&hammer_calls);
 		/* Let RCU Tasks end, or the optimizer waits for us forever. */
@@ -292,36 +325,51 @@ static int hammer(void *unused)
 	return 0;
 }
 
+/*
+ * A probe that is optimized every other round (a pre_handler only); a
+ * second one at the same place, with a post_handler, that takes the jump
+ * away again; disabling, enabling and removal; and a probe on the next
+ * instruction all along; while the other CPU runs through all of them.
+ */
 static void state_changes_under_calls(struct kunit *test)
 {
-	struct kprobe kp = { .addr = (kprobe_opcode_t *)kxp_mix,
-			     .pre_handler = on_pre };
-	struct kprobe mid = { .pre_handler = on_pre, .post_handler = on_post };
+	struct kprobe kp = { .pre_handler = on_pre };
+	struct kprobe post = { .pre_handler = on_pre, .post_handler = on_post };
+	struct kprobe next = { .pre_handler = on_pre };
 	struct task_struct *t;
 	int cpu, round;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
-	mid.addr = copied_insn(test);
+	kp.addr = post.addr = nop_of(test, 0);
+	next.addr = nop_of(test, 1);
 	atomic_set(&hammer_wrong, 0);
 	atomic_set(&hammer_calls, 0);
 	t = kpt_start_hammer(test, hammer, "kxp_hammer", &cpu);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&next), 0);
 	for (round = 0; round < 20; round++) {
 		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-		if (round & 1)
+		if (round & 1) {
 			kprobe_optimizer_flush();	/* the jump goes in */
-		KUNIT_ASSERT_EQ(test, register_kprobe(&mid), 0);
+			if (IS_ENABLED(CONFIG_OPTPROBES))
+				KUNIT_EXPECT_TRUE(test, kprobe_optimized(&kp));
+		}
+		msleep(2);
+		KUNIT_ASSERT_EQ(test, register_kprobe(&post), 0);
+		KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
 		msleep(2);
 		disable_kprobe(&kp);
 		msleep(1);
 		enable_kprobe(&kp);
-		unregister_kprobe(&mid);
+		unregister_kprobe(&post);
 		unregister_kprobe(&kp);
 	}
+	unregister_kprobe(&next);
 	kthread_stop(t);
 	KUNIT_EXPECT_GT(test, atomic_read(&hammer_calls), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
 	KUNIT_EXPECT_GT(test, seen.pre, 0);
+	KUNIT_EXPECT_GT(test, seen.post, 0);
 }
 
 static struct kunit_case kxp_cases[] = {
