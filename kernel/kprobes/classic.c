@@ -24,10 +24,12 @@
  */
 #include <linux/cpu.h>
 #include <linux/execmem.h>
+#include <linux/jump_label.h>
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/mutex.h>
+#include <linux/static_call.h>
 
 #include "internal.h"
 
@@ -72,11 +74,28 @@ kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
 	return (kprobe_opcode_t *)(addr + offset);
 }
 
+/* Is the instruction at @addr text that jump labels or static calls own? */
+static bool text_owned_elsewhere(kprobe_opcode_t *addr)
+{
+	void *end = (void *)addr + sizeof(kprobe_opcode_t) - 1;
+	bool ret;
+
+	jump_label_lock();
+	ret = jump_label_text_reserved(addr, end) ||
+	      static_call_text_reserved(addr, end);
+	jump_label_unlock();
+	return ret;
+}
+
 /* kprobe_mutex held (site_create()). */
 int arch_prepare_kprobe_site(struct kprobe_site *site)
 {
 	struct kprobe *aggr = &site->aggr;
 	int ret;
+
+	/* Their next update would overwrite the breakpoint, or trip on it. */
+	if (text_owned_elsewhere(site->addr))
+		return -EINVAL;
 
 	INIT_LIST_HEAD(&aggr->list);
 	aggr->addr = site->addr;

@@ -46,10 +46,10 @@ int register_jprobes(struct jprobe **jps, int num)
 	struct kprobe **kps;
 	int i, ret = 0;
 
-	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
-		return -EOPNOTSUPP;
 	if (kprobe_batch_invalid((void **)jps, num))
 		return -EINVAL;
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
+		return -EOPNOTSUPP;
 	for (i = 0; i < num && !ret; i++)
 		ret = prepare_jprobe(jps[i]);
 	if (ret)

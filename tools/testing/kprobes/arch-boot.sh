@@ -22,7 +22,7 @@ case "$arch" in
 arm64)
 	# Classic interface: no jprobes.
 	cross=aarch64-linux-gnu- image=arch/arm64/boot/Image debarch=arm64
-	suites="kprobes_test"
+	suites="kprobes_test kprobes_return_jump"
 	selftests= modules=
 	pkgs="gcc-aarch64-linux-gnu qemu-system-arm"
 	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -append "console=ttyAMA0 panic=-1")
@@ -30,7 +30,7 @@ arm64)
 i386)
 	# The site interface, as x86-64: jprobes work.
 	cross= image=arch/x86/boot/bzImage debarch=i386
-	suites="kprobes_test kprobes_x86_paths"
+	suites="kprobes_test kprobes_return_jump kprobes_x86_paths"
 	pkgs="gcc qemu-system-x86"
 	# The selftests that apply, and the modules they load.
 	selftests="debugfs kprobe-example kretprobe-example jprobe-example module-probes optimization kprobes-bench"
