@@ -70,8 +70,10 @@ kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
 						 unsigned long offset,
 						 bool *on_func_entry)
 {
-	*on_func_entry = !offset;
-	return (kprobe_opcode_t *)(addr + offset);
+	unsigned long where = addr + offset;
+
+	*on_func_entry = offset == 0;
+	return (kprobe_opcode_t *)where;
 }
 
 /* Is the instruction at @addr text that jump labels or static calls own? */
@@ -261,7 +263,7 @@ int __weak kprobe_exceptions_notify(struct notifier_block *self,
 }
 NOKPROBE_SYMBOL(kprobe_exceptions_notify);
 
-static struct notifier_block kprobe_exceptions_nb = {
+static struct notifier_block die_chain_nb = {
 	.notifier_call = kprobe_exceptions_notify,
 	.priority = 0x7fffffff,	/* before every other user of the chain */
 };
@@ -272,6 +274,6 @@ static int __init init_classic_arch(void)
 
 	if (ret)
 		return ret;
-	return register_die_notifier(&kprobe_exceptions_nb);
+	return register_die_notifier(&die_chain_nb);
 }
 early_initcall(init_classic_arch);
