@@ -24,6 +24,8 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1>
 	{
 		cat "$T/expected.txt"
 		for t in "$top"/tools/testing/selftests/kprobes/test-*.sh; do
+			# test-everyinsn runs in the single-threaded boot.
+			[ "$(basename "$t")" = test-everyinsn.sh ] && continue
 			echo "require $(basename "$t" .sh)"
 		done
 		# The ftrace coexistence script needs the function tracer.
@@ -80,8 +82,8 @@ ftrace_expectations() {
 	done
 }
 
-# The torture test (torture.sh), once per kernel, in a boot of its own:
-# QEMU runs both vCPUs on one host thread there.  With a thread per vCPU,
+# The torture test (torture.sh) and test-everyinsn, once per kernel, in a
+# boot of their own: QEMU runs both vCPUs on one host thread there.  With a thread per vCPU,
 # QEMU 7.2's TCG can leave a vCPU running its translation of an int3 that
 # the other vCPU has already taken out again, and the torture writes and
 # removes int3s at random instructions faster than anything else does
@@ -93,14 +95,15 @@ torture_boot() {	# torture_boot <kernel> <obj>
 	[ "$duration" = 0 ] && return
 	{
 		echo "require torture"
+		echo "require test-everyinsn"
 		grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$obj/.config" ||
 			echo "skip-ok torture/kmemleak reports nothing allocated by Kprobes	# no kmemleak in this kernel"
 	} > "$expect"
 	rm -f "$log"
-	echo "check: booting the $kernel kernel for ${duration}s of torture, single-threaded TCG (console in $log)"
+	echo "check: booting the $kernel kernel for ${duration}s of torture and test-everyinsn, single-threaded TCG (console in $log)"
 	start=$(date +%s)
 	TCG_THREAD=single TIMEOUT=$(( duration + 900 )) KERNEL=$kernel CPUS=$cpus \
-		"$T/run.sh" torture "$log" kunit.enable=0 \
+		"$T/run.sh" serial "$log" kunit.enable=0 \
 		kptorture_duration="$duration" kptorture_seed="${TORTURE_SEED:-0}" > /dev/null
 	rc=$?
 	echo "check: the guest ran for $(( $(date +%s) - start ))s; $(tr -d '\r' < "$log" |
