@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86-64 part of kretprobes: hijacking the return address at a function's
+ * x86 part of kretprobes (both widths): hijacking the return address at a function's
  * entry, and the C side of the return trampoline.
  */
 #include <linux/kprobes.h>
