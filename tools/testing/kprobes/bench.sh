@@ -33,8 +33,8 @@ upsrc=$(pristine_tree)
 # kernel <name>: the environment that builds and boots one of the two.
 kernel_env() {
 	case "$1" in
-	ours)     echo "SRC=$src OBJ=$BUILD/obj-bench$sfx MODSRC=$mods" ;;
-	upstream) echo "SRC=$upsrc OBJ=$BUILD/obj-upstream$sfx MODSRC=$mods" ;;
+	ours)     echo "SRC=$src OBJ=$BUILD/obj-bench$sfx MODSRC=$mods MODULES=kprobes_bench.o" ;;
+	upstream) echo "SRC=$upsrc OBJ=$BUILD/obj-upstream$sfx MODSRC=$mods MODULES=kprobes_bench.o" ;;
 	esac
 }
 

@@ -53,7 +53,9 @@ kst=${MODSRC:-$src/tools/testing/selftests/kprobes/test_modules}
 if [ -d "$kst" ]; then
 	mkdir -p "$obj/selftest-modules"
 	rsync -rc "$kst/" "$obj/selftest-modules/"
-	kmake -j"$(nproc)" M="$obj/selftest-modules" modules
+	# MODULES: only these (make bench builds just its module, which
+	# pristine upstream can build too).
+	kmake -j"$(nproc)" M="$obj/selftest-modules" ${MODULES:+KPROBES_MODULES="$MODULES"} modules
 fi
 # Every instruction boundary of some core functions, for test-everyinsn.sh.
 if [ ! "$obj/everyinsn.txt" -nt "$obj/vmlinux" ]; then
