@@ -52,6 +52,15 @@ void kprobes_inc_nmissed_count(struct kprobe *p);
 kprobe_opcode_t *kprobe_slot_alloc(void);
 void kprobe_slot_free(kprobe_opcode_t *slot);
 
+/*
+ * Do jump labels or inline static calls own any of these @len bytes
+ * (reserved.c)?  Registration context, kprobe_mutex held.
+ */
+bool kprobe_text_reserved(kprobe_opcode_t *addr, unsigned int len);
+/* Where the jump labels in [@start, @end) jump when on (reserved.c); ditto. */
+unsigned int kprobe_jump_label_targets(unsigned long start, unsigned long end,
+				       unsigned long *out, unsigned int max);
+
 /* ---- The site interface: what the arch provides ---- */
 
 /*

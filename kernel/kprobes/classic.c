@@ -79,14 +79,7 @@ kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
 /* Is the instruction at @addr text that jump labels or static calls own? */
 static bool text_owned_elsewhere(kprobe_opcode_t *addr)
 {
-	void *end = (void *)addr + sizeof(kprobe_opcode_t) - 1;
-	bool ret;
-
-	jump_label_lock();
-	ret = jump_label_text_reserved(addr, end) ||
-	      static_call_text_reserved(addr, end);
-	jump_label_unlock();
-	return ret;
+	return kprobe_text_reserved(addr, sizeof(kprobe_opcode_t));
 }
 
 /* kprobe_mutex held (site_create()). */

@@ -266,17 +266,16 @@ static int classify(struct insn *insn, struct arch_specific_insn *ai)
 	return 0;
 }
 
-/* Is the instruction text that other patching owns? */
+/*
+ * Is the instruction text that other patching owns: jump labels and static
+ * calls (the core's sorted table), or SMP alternatives' lock prefixes?
+ */
 bool kprobe_text_owned_elsewhere(kprobe_opcode_t *addr, unsigned int len)
 {
 	void *end = addr + len - 1;
 	bool ret;
 
-	jump_label_lock();
-	ret = jump_label_text_reserved(addr, end) ||
-	      static_call_text_reserved(addr, end);
-	jump_label_unlock();
-	if (ret)
+	if (kprobe_text_reserved(addr, len))
 		return true;
 
 	mutex_lock(&text_mutex);

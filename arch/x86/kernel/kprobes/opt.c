@@ -200,10 +200,9 @@ static int copy_region(struct kprobe_site *site, u8 *dst, unsigned long at,
 		ret = kprobe_decode_original(addr + off, &insn, src);
 		if (ret)
 			return ret;
+		/* A BUG()'s or WARN()'s ud2 is refused by relocate_one(). */
 		if (n + max_t(unsigned int, insn.length, 6) + JMP32_INSN_SIZE > room)
 			return -E2BIG;
-		if (find_bug(addr + off))
-			return -EINVAL;
 		ret = relocate_one(&insn, src, addr + off, dst + n, at + n,
 				   &target);
 		if (ret < 0)
