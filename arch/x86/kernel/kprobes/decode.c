@@ -66,51 +66,90 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 }
 
 /*
- * Read the instruction bytes at @addr as the kernel was built: where one of
- * our breakpoints stands, put back the byte it replaced.
+ * Reading the instruction bytes at @addr as the kernel was built: where
+ * one of our breakpoints or jumps stands, put back what it replaced.
+ *
+ * Only two bytes can start something of ours: the int3 of an armed site
+ * (or of one whose original byte is not back yet) and the jmp of an
+ * optimized one.  So sites are looked up only where the text holds 0xcc
+ * or 0xe9, in the bytes read and in the four before them (a jmp there
+ * reaches into them).  Decoding a whole function used to look up every
+ * byte five times over once any site was optimized, most of what
+ * registering a probe cost.
  */
-/* Undo the jmp of an optimized site that covers byte @i of @buf. */
-static void unjump_byte(unsigned long addr, u8 *buf, unsigned int i)
-{
-	struct kprobe_site *site;
-	unsigned int k;
 
-	for (k = 1; k < JMP32_INSN_SIZE; k++) {
-		site = kprobe_site_lookup((kprobe_opcode_t *)addr + i - k);
-		if (site && site->jumped) {
-			buf[i] = site->ainsn.saved[k];
-			return;
-		}
+/* Put @site's original bytes over @buf, which holds the text at @addr. */
+static void put_back_site(struct kprobe_site *site, unsigned long addr,
+			  u8 *buf)
+{
+	long at = (unsigned long)site->addr - addr;
+	unsigned int k, n = site->jumped ? JMP32_INSN_SIZE : INT3_INSN_SIZE;
+
+	/* An ftrace site's bytes are ftrace's, never an int3 of ours. */
+	if (site->ftrace)
+		return;
+	for (k = 0; k < n; k++) {
+		if (at + k < 0 || at + k >= MAX_INSN_SIZE)
+			continue;
+		buf[at + k] = k ? site->ainsn.saved[k] : site->opcode;
 	}
+}
+
+static bool may_start_ours(u8 byte)
+{
+	return byte == INT3_INSN_OPCODE || byte == JMP32_INSN_OPCODE;
+}
+
+/*
+ * Is the text at @addr ftrace's call site?  As built it is a five-byte
+ * nop; it stands as that nop, a call, or ftrace's own int3 while ftrace
+ * patches it.  Asked only for those, since ftrace_location() is a search.
+ */
+static bool at_ftrace_site(unsigned long addr, const u8 *buf)
+{
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE))
+		return false;
+	if (buf[0] != CALL_INSN_OPCODE && buf[0] != INT3_INSN_OPCODE &&
+	    memcmp(buf, x86_nops[CALL_INSN_SIZE], CALL_INSN_SIZE))
+		return false;
+	return ftrace_location(addr) == addr;
 }
 
 static int read_original_bytes(unsigned long addr, u8 *buf)
 {
 	struct kprobe_site *site;
-	unsigned int i;
+	u8 before[JMP32_INSN_SIZE - 1];
+	unsigned int i, k;
 
 	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
 		return -EFAULT;
-	/*
-	 * ftrace's call site: a nop, a call or, while ftrace patches it, an
-	 * int3 of its own; as built it is a five-byte instruction.
-	 */
-	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE) && ftrace_location(addr) == addr) {
+	if (at_ftrace_site(addr, buf)) {
 		memcpy(buf, x86_nops[CALL_INSN_SIZE], CALL_INSN_SIZE);
 		return 0;
 	}
+	/*
+	 * A jmp starting up to four bytes before @addr.  ->armed may be
+	 * ahead of the text: the site's bytes are right whatever it says.
+	 */
+	if (kprobe_nr_jumped &&
+	    !copy_from_kernel_nofault(before, (void *)addr - sizeof(before),
+				      sizeof(before))) {
+		for (k = 0; k < sizeof(before); k++) {
+			/* Its int3 comes back first when it is undone. */
+			if (!may_start_ours(before[k]))
+				continue;
+			site = kprobe_site_lookup((kprobe_opcode_t *)addr -
+						  sizeof(before) + k);
+			if (site && site->jumped)
+				put_back_site(site, addr, buf);
+		}
+	}
 	for (i = 0; i < MAX_INSN_SIZE; i++) {
-		site = NULL;
-		if (buf[i] == INT3_INSN_OPCODE || kprobe_nr_jumped)
-			site = kprobe_site_lookup((kprobe_opcode_t *)addr + i);
-		/*
-		 * ->armed may be ahead of the text; the site's byte is right.
-		 * An ftrace site's bytes are ftrace's, never an int3 of ours.
-		 */
-		if (site && !site->ftrace)
-			buf[i] = site->opcode;
-		else if (kprobe_nr_jumped)
-			unjump_byte(addr, buf, i);
+		if (!may_start_ours(buf[i]))
+			continue;
+		site = kprobe_site_lookup((kprobe_opcode_t *)addr + i);
+		if (site)
+			put_back_site(site, addr, buf);
 	}
 	return 0;
 }
