@@ -205,6 +205,12 @@ struct kprobe_site {
 	struct hlist_node	node;		/* in the address hash */
 	kprobe_opcode_t		*addr;
 	struct list_head	probes;		/* struct kprobe.list, RCU */
+	/*
+	 * The site's one probe with a pre_handler, when it has exactly one
+	 * enabled and no jprobe, else NULL: the fast path of an optimized
+	 * hit.  Written under kprobe_mutex, read under RCU like ->probes.
+	 */
+	struct kprobe __rcu	*single;
 	struct arch_specific_insn ainsn;
 	kprobe_opcode_t		opcode;		/* original first byte */
 	bool			armed;		/* int3 wanted in the text */

@@ -552,6 +552,27 @@ void arch_kprobe_drop_jump(struct kprobe_site *site)
 	}
 }
 
+/* Every probe of the site, or none when this CPU is in Kprobes already. */
+static noinline void __kprobes detour_all_probes(struct kprobe_site *site,
+						 struct pt_regs *regs)
+{
+	struct kprobe *p;
+
+	if (unlikely(kprobe_running())) {
+		kprobe_site_missed(site);
+		return;
+	}
+	list_for_each_entry_rcu(p, &site->probes, list) {
+		/* One test, as kprobe_disabled()'s, skips jprobes too. */
+		if ((p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE |
+				 KPROBE_FLAG_JPROBE)) || !p->pre_handler)
+			continue;
+		__this_cpu_write(current_kprobe, p);
+		p->pre_handler(p, regs);
+	}
+	__this_cpu_write(current_kprobe, NULL);
+}
+
 /**
  * kprobe_detour_callback() - the handlers of an optimized site
  * @site: the site, as built into its detour
@@ -559,14 +580,16 @@ void arch_kprobe_drop_jump(struct kprobe_site *site)
  *
  * Called from the detour in whatever context reached the site.  Handlers
  * see regs->ip just past the probed address, as from a breakpoint (the
- * head put it there), and run with preemption off.  A pre_handler cannot redirect execution from
- * here: the detour always goes on with the copied region.
+ * head put it there), and run with preemption off.  A pre_handler cannot
+ * redirect execution from here: the detour always goes on with the copied
+ * region.
  *
- * Lean on purpose, since it runs on every hit: no probe of an optimized
- * site has a post_handler, a fault_handler or a jprobe (those keep the
- * site on the int3 path), so neither the step stack nor kprobe_status
- * matter here; a hit from inside a handler, or from an NMI during one, is
- * caught by current_kprobe and only counted.
+ * Lean on purpose, since it runs on every hit (a site with one probe takes
+ * ->single, no list walk): no probe of an optimized site has a
+ * post_handler, a fault_handler or a jprobe (those keep the site on the
+ * int3 path), so neither the step stack nor kprobe_status matter here; a
+ * hit from inside a handler, or from an NMI during one, is caught by
+ * current_kprobe and only counted.
  *
  * Except in passing: a probe that needs the int3 path joins the list
  * before the jmp is undone, and hits meanwhile still come here.  A
@@ -580,18 +603,17 @@ __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 	struct kprobe *p;
 
 	preempt_disable();
-	if (unlikely(kprobe_running())) {
-		kprobe_site_missed(site);
-	} else {
-		list_for_each_entry_rcu(p, &site->probes, list) {
-			/* One test, as kprobe_disabled()'s, skips jprobes too. */
-			if ((p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE |
-					 KPROBE_FLAG_JPROBE)) || !p->pre_handler)
-				continue;
-			__this_cpu_write(current_kprobe, p);
-			p->pre_handler(p, regs);
-		}
+	/*
+	 * The usual case, one probe: no list walk, and nothing to keep
+	 * across the handler's call, so no register is saved for it.
+	 */
+	p = rcu_dereference_sched(site->single);
+	if (likely(p && !kprobe_running())) {
+		__this_cpu_write(current_kprobe, p);
+		p->pre_handler(p, regs);
 		__this_cpu_write(current_kprobe, NULL);
+	} else {
+		detour_all_probes(site, regs);
 	}
 	preempt_enable();
 }

@@ -448,6 +448,85 @@ static void hits_while_flipping(struct kunit *test)
 }
 
 /*
+ * An optimized site with one probe runs it through ->single, without the
+ * list; a second probe coming and going, or being disabled, switches the
+ * site between the two ways while the other CPU calls the function.  The
+ * first probe must see every call exactly once, and the second none after
+ * its unregistration returned.
+ */
+static atomic_t single_calls, single_a, single_b;
+
+static int single_pre_a(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&single_a);
+	return 0;
+}
+
+static int single_pre_b(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&single_b);
+	return 0;
+}
+
+static int single_hammer(void *unused)
+{
+	long i = 0;
+
+	while (!kthread_should_stop()) {
+		if (kpo_plain(i) != i + 5)
+			atomic_inc(&hammer_wrong);
+		atomic_inc(&single_calls);
+		if (!(++i & 63))
+			schedule();	/* as opt_hammer() */
+	}
+	return 0;
+}
+
+static void single_probe_switches_under_hits(struct kunit *test)
+{
+	struct kprobe a = { .addr = (void *)kpo_plain, .pre_handler = single_pre_a };
+	struct kprobe b = { .addr = (void *)kpo_plain, .pre_handler = single_pre_b };
+	struct task_struct *hammer;
+	int round, cpu, b_after;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	atomic_set(&single_calls, 0);
+	atomic_set(&single_a, 0);
+	atomic_set(&single_b, 0);
+	atomic_set(&hammer_wrong, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &a));
+	hammer = kpt_start_hammer(test, single_hammer, "kprobes-single", &cpu);
+
+	for (round = 0; round < 40; round++) {
+		memset(&b, 0, sizeof(b));
+		b.addr = (void *)kpo_plain;
+		b.pre_handler = single_pre_b;
+		if (round & 1)
+			b.flags = KPROBE_FLAG_DISABLED;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+		udelay(100);
+		KUNIT_EXPECT_EQ(test, (round & 1) ? enable_kprobe(&b) :
+						    disable_kprobe(&b), 0);
+		udelay(100);
+		unregister_kprobe(&b);
+		b_after = atomic_read(&single_b);
+		udelay(100);
+		KUNIT_EXPECT_EQ(test, atomic_read(&single_b), b_after);
+	}
+	kthread_stop(hammer);
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(&a));
+	unregister_kprobe(&a);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&single_a), atomic_read(&single_calls));
+	KUNIT_EXPECT_GT(test, atomic_read(&single_b), 0);
+	kunit_info(test, "%d calls on CPU%d, the second probe saw %d\n",
+		   atomic_read(&single_calls), cpu, atomic_read(&single_b));
+}
+
+/*
  * Undoing a jump while the other CPU runs through it.  The jump goes away
  * in three steps (int3 over the e9, the rel32 back to the original bytes,
  * syncs between); a CPU that meets the int3 in between must leave through
@@ -592,6 +671,7 @@ static struct kunit_case opt_cases[] = {
 	KUNIT_CASE(optimized_ignores_pre_return),
 	KUNIT_CASE(injectable_entry_stays_int3),
 	KUNIT_CASE_SLOW(hits_while_flipping),
+	KUNIT_CASE_SLOW(single_probe_switches_under_hits),
 	KUNIT_CASE_SLOW(undo_jump_for_post_handler),
 	KUNIT_CASE_SLOW(undo_jump_for_jprobe),
 	KUNIT_CASE_SLOW(undo_jump_by_sysctl_nested_hits),
