@@ -83,6 +83,14 @@ int arch_prepare_kprobe_site(struct kprobe_site *site);
  */
 void arch_remove_kprobe_site(struct kprobe_site *site);
 /*
+ * Mandatory, kprobe_mutex held.  No probe will be prepared at @site again:
+ * its last probe left (it is leaving the hash), or its text went away (a
+ * module left, init text was freed).  Drop what was learnt from its text
+ * for the preparation of sites; the copies stay until
+ * arch_remove_kprobe_site().  May be called twice.
+ */
+void arch_kprobe_site_retire(struct kprobe_site *site);
+/*
  * Mandatory, registration context.  Write the breakpoint (site->armed) or
  * the original byte of every site on @queue (linked by ->poke), emptying
  * it; then, in arch_kprobe_text_sync(), make every write so far visible to

@@ -118,6 +118,11 @@ void arch_remove_kprobe_site(struct kprobe_site *site)
 	arch_remove_kprobe(&site->aggr);
 }
 
+/* The arch's copy stays until the site is freed; nothing was learnt. */
+void arch_kprobe_site_retire(struct kprobe_site *site)
+{
+}
+
 /*
  * Arm or disarm each queued site.  The arch writes one breakpoint at a
  * time and makes it visible to every CPU before it returns (arm64 and arm

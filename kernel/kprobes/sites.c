@@ -42,6 +42,7 @@ void kprobe_site_insert(struct kprobe_site *site)
 void kprobe_site_unhash(struct kprobe_site *site)
 {
 	lockdep_assert_held(&kprobe_mutex);
+	arch_kprobe_site_retire(site);
 	if (!site->gone)
 		hash_del_rcu(&site->node);
 }
@@ -57,10 +58,12 @@ void kprobe_site_gone(struct kprobe_site *site)
 	lockdep_assert_held(&kprobe_mutex);
 	site->gone = true;
 	site->armed = false;
+	RCU_INIT_POINTER(site->single, NULL);
 	kprobe_site_drop_pending(site);
 	kprobe_site_opt_gone(site);
 	if (site->ftrace)
 		kprobe_ftrace_site_gone(site);
+	arch_kprobe_site_retire(site);
 	hash_del_rcu(&site->node);
 	list_for_each_entry(p, &site->probes, list)
 		p->flags |= KPROBE_FLAG_GONE;

@@ -60,6 +60,8 @@ enum kprobe_insn_kind {
 	KPROBE_INSN_SKIP,	/* ftrace's call site: skipped, ftrace ran */
 };
 
+struct kprobe_func;
+
 /* The arch's view of a probed instruction (struct kprobe_site.ainsn). */
 struct arch_specific_insn {
 	kprobe_opcode_t	*insn;		/* the executable copy, or NULL */
@@ -78,6 +80,7 @@ struct arch_specific_insn {
 	kprobe_opcode_t	*detour;	/* the detour, or NULL */
 	kprobe_opcode_t	*region_copy;	/* the detour's copy of the region */
 	u8		region_len;	/* bytes the detour's copy stands for */
+	struct kprobe_func *func;	/* what its function says (func.c) */
 	u8		saved[JMP32_INSN_SIZE]; /* the text a jump replaces */
 };
 

@@ -167,25 +167,21 @@ int kprobe_decode_original(unsigned long addr, struct insn *insn, u8 *buf)
 }
 
 /*
- * Decode @addr's function from its first byte up to @addr, so that a probe
- * can only sit on an instruction boundary; decode the instruction at @addr
- * into @insn, its bytes into @buf.
+ * A probe sits only on an instruction boundary of its function, which the
+ * function's record knows (func.c; the site keeps its reference); decode
+ * the instruction at the site into @insn, its bytes into @buf.
  */
-static int decode_at_boundary(unsigned long addr, struct insn *insn, u8 *buf)
+static int decode_at_boundary(struct kprobe_site *site, struct insn *insn,
+			      u8 *buf)
 {
-	unsigned long size, offset, cur;
-	int ret;
+	unsigned long addr = (unsigned long)site->addr;
+	struct kprobe_func *f = kprobe_func_get(addr);
 
-	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
-		return -EINVAL;
-	for (cur = addr - offset; cur < addr; cur += insn->length) {
-		ret = kprobe_decode_original(cur, insn, buf);
-		if (ret)
-			return ret;
-	}
-	if (cur != addr)
-		return -EILSEQ;
-	return kprobe_decode_original(addr, insn, buf);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	site->ainsn.func = f;
+	return kprobe_func_boundary(f, addr) ?:
+	       kprobe_decode_original(addr, insn, buf);
 }
 
 /* Is the instruction refused outright? */
@@ -360,33 +356,42 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	struct insn insn;
 	int ret;
 
-	ret = decode_at_boundary((unsigned long)site->addr, &insn, buf);
+	ret = decode_at_boundary(site, &insn, buf);
 	if (ret)
-		return ret;
+		goto fail;
 	ret = classify(&insn, ai);
 	if (ret)
-		return ret;
-	if (kprobe_text_owned_elsewhere(site->addr, insn.length) ||
-	    find_bug((unsigned long)site->addr))
-		return -EINVAL;
+		goto fail;
+	/*
+	 * BUG() and WARN() are ud2 on x86, which classify() refuses: no
+	 * find_bug(), which walks the whole bug table.
+	 */
+	ret = -EINVAL;
+	if (kprobe_text_owned_elsewhere(site->addr, insn.length))
+		goto fail;
 
 	ai->len = insn.length;
 	site->opcode = buf[0];
 	if (ai->kind != KPROBE_INSN_STEP && ai->kind != KPROBE_INSN_STEP_PUSHF)
 		return 0;	/* emulated: no copy */
 
+	ret = -ENOMEM;
 	slot = kprobe_slot_alloc();
 	if (!slot)
-		return -ENOMEM;
+		goto fail;
 	ret = build_copy(site, &insn, buf, slot);
 	if (ret) {
 		kprobe_slot_free(slot);
-		return ret;
+		goto fail;
 	}
 	ret = kprobe_prepare_fast_paths(site, &insn, buf, slot);
 	text_poke_copy(slot, buf, ret);
 	ai->insn = slot;
 	return 0;
+fail:
+	kprobe_func_put(ai->func);
+	ai->func = NULL;
+	return ret;
 }
 
 /**
@@ -417,4 +422,17 @@ void arch_remove_kprobe_site(struct kprobe_site *site)
 	if (site->ainsn.insn)
 		kprobe_slot_free(site->ainsn.insn);
 	site->ainsn.insn = NULL;
+}
+
+/**
+ * arch_kprobe_site_retire() - no probe will be prepared at a site again
+ * @site: a site leaving the hash, or whose text went away
+ *
+ * Its function's record goes with the function's last site, and never
+ * outlives the text it describes.  Context: kprobe_mutex held.
+ */
+void arch_kprobe_site_retire(struct kprobe_site *site)
+{
+	kprobe_func_put(site->ainsn.func);
+	site->ainsn.func = NULL;
 }

@@ -14,6 +14,15 @@ int kprobe_decode_original(unsigned long addr, struct insn *insn, u8 *buf);
 bool kprobe_insn_refused(struct insn *insn);
 bool kprobe_insn_has_addr_size_prefix(struct insn *insn);
 bool kprobe_text_owned_elsewhere(kprobe_opcode_t *addr, unsigned int len);
+unsigned long kprobe_relative_target(struct insn *insn, unsigned long ip);
+
+/* What a function's instructions say, decoded once (func.c); kprobe_mutex. */
+struct kprobe_func *kprobe_func_get(unsigned long addr);
+void kprobe_func_put(struct kprobe_func *f);
+int kprobe_func_boundary(struct kprobe_func *f, unsigned long addr);
+int kprobe_func_may_jump(struct kprobe_func *f, unsigned long addr,
+			 unsigned int len);
+
 int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 			      u8 *buf, kprobe_opcode_t *slot);
 

@@ -95,43 +95,6 @@ static int copy_reaimed(struct insn *insn, const u8 *src, unsigned long from,
 	return insn->length;
 }
 
-/* The target of a relative jmp/jcc/call/loop, or 0 for anything else. */
-static unsigned long relative_target(struct insn *insn, unsigned long ip)
-{
-	u8 op = insn->opcode.bytes[0];
-
-	switch (op) {
-	case 0x70 ... 0x7f: case 0xe0 ... 0xe3:
-	case 0xe8: case 0xe9: case 0xeb:
-		break;
-	case 0x0f:
-		if ((insn->opcode.bytes[1] & 0xf0) != 0x80)
-			return 0;
-		break;
-	default:
-		return 0;
-	}
-	return ip + insn->length + (long)insn->immediate.value;
-}
-
-static bool is_indirect_jump(struct insn *insn, unsigned long ip)
-{
-	unsigned int reg = X86_MODRM_REG(insn->modrm.bytes[0]);
-
-	if (insn->opcode.bytes[0] == 0xff && (reg == 4 || reg == 5))
-		return true;
-	if (insn->opcode.bytes[0] == 0xea)
-		return true;
-#ifdef CONFIG_MITIGATION_RETPOLINE
-	/* With retpolines, jmp *%reg is a jump to a thunk. */
-	if (relative_target(insn, ip) -
-	    (unsigned long)__x86_indirect_thunk_array <
-	    RETPOLINE_THUNK_SIZE * 16)
-		return true;
-#endif
-	return false;
-}
-
 /*
  * Put the copy of one region instruction at @dst (running at @at): copied
  * as it is, or re-encoded when it is a relative jump.  *@target gets the
@@ -157,7 +120,7 @@ static int relocate_one(struct insn *insn, const u8 *src, unsigned long from,
 			return -EINVAL;
 		break;
 	case 0x70 ... 0x7f: case 0xe9: case 0xeb: case 0x0f:
-		*target = relative_target(insn, from);
+		*target = kprobe_relative_target(insn, from);
 		if (!*target)
 			break;			/* another 0f opcode */
 		if (kprobe_insn_has_addr_size_prefix(insn) ||
@@ -223,31 +186,13 @@ static int copy_region(struct kprobe_site *site, u8 *dst, unsigned long at,
 	return n + JMP32_INSN_SIZE;
 }
 
-/* The function-wide rules: see the top of this file. */
+/* The function-wide rules (see the top of this file), from its record. */
 static int check_function(struct kprobe_site *site)
 {
-	unsigned long addr = (unsigned long)site->addr, size, offset, cur, to;
-	unsigned long end_region = addr + site->ainsn.region_len;
-	u8 buf[MAX_INSN_SIZE];
-	struct insn insn;
-
-	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+	if (!site->ainsn.func)
 		return -EINVAL;
-	if (end_region > addr - offset + size)
-		return -EINVAL;
-	for (cur = addr - offset; cur < addr - offset + size;
-	     cur += insn.length) {
-		if (kprobe_decode_original(cur, &insn, buf))
-			return -EILSEQ;
-		if (search_exception_tables(cur))
-			return -EINVAL;
-		if (is_indirect_jump(&insn, cur))
-			return -EINVAL;
-		to = relative_target(&insn, cur);
-		if (to > addr && to < end_region)
-			return -EINVAL;
-	}
-	return 0;
+	return kprobe_func_may_jump(site->ainsn.func, (unsigned long)site->addr,
+				    site->ainsn.region_len);
 }
 
 /* Is the region text that someone else patches? */

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a probed function's instructions say, learnt once per function.
+ *
+ * A new site asks two questions of its whole function: is its address an
+ * instruction boundary (decoding from the function's first byte), and may
+ * its region take a jump (no indirect jump, no exception-table entry, no
+ * jump of the function into the region; opt.c).  Asked afresh for every
+ * probe, that decoded the function once per probe and twice for most of
+ * them, and a batch with a probe on each instruction of a function decoded
+ * it once per instruction.  So the first site of a function decodes it
+ * once, as built, into a record: a bitmap of its instruction boundaries,
+ * the sorted targets of its relative jumps and calls that land inside it,
+ * and whether anything rules out a jump anywhere in it.  Later sites of
+ * the same function read the record.
+ *
+ * A record lives while sites of its function hold it: each site takes a
+ * reference at preparation and drops it when it is freed, or as soon as
+ * its text goes away (a module unloading, init text freed), so that a
+ * function that comes back at the same address is decoded afresh.
+ *
+ * The text a record describes is the kernel as built: our own int3s and
+ * jumps are read through (decode.c), and whatever else patches a function
+ * after boot keeps its instruction boundaries (jump labels, static calls,
+ * ftrace write instructions of the lengths they replace).  The function
+ * is decoded under text_mutex, so that none of them is half-written
+ * meanwhile (an int3 of theirs would read as a one-byte instruction), and
+ * a jump label's target counts whether its key is on or off now.
+ *
+ * Everything here runs under kprobe_mutex, which guards the records.
+ */
+#include <linux/extable.h>
+#include <linux/hashtable.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/memory.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <asm/nospec-branch.h>
+
+#include "decode.h"
+
+struct kprobe_func {
+	struct hlist_node node;		/* in func_hash */
+	unsigned long	start;		/* the function's first byte */
+	unsigned int	size;		/* its length, from kallsyms */
+	unsigned int	decoded;	/* bytes decoded: all but an undecodable tail */
+	unsigned int	users;		/* sites holding the record */
+	int		no_jump;	/* 0, or why no region may take a jump */
+	unsigned int	nr_targets;
+	u32		*targets;	/* sorted offsets, into the same block */
+	unsigned long	bounds[];	/* bit n: an instruction starts at n */
+};
+
+#define FUNC_HASH_BITS	8
+static DEFINE_HASHTABLE(func_hash, FUNC_HASH_BITS);
+
+/**
+ * kprobe_relative_target() - where a relative jmp, jcc, call or loop goes
+ * @insn: the decoded instruction
+ * @ip: its address
+ *
+ * Return: the target, or 0 for any other instruction.
+ */
+unsigned long kprobe_relative_target(struct insn *insn, unsigned long ip)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	switch (op) {
+	case 0x70 ... 0x7f: case 0xe0 ... 0xe3:
+	case 0xe8: case 0xe9: case 0xeb:
+		break;
+	case 0x0f:
+		if ((insn->opcode.bytes[1] & 0xf0) != 0x80)
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	return ip + insn->length + (long)insn->immediate.value;
+}
+
+/* An indirect jump could land anywhere in the function, a region too. */
+static bool is_indirect_jump(struct insn *insn, unsigned long ip)
+{
+	unsigned int reg = X86_MODRM_REG(insn->modrm.bytes[0]);
+
+	if (insn->opcode.bytes[0] == 0xff && (reg == 4 || reg == 5))
+		return true;
+	if (insn->opcode.bytes[0] == 0xea)
+		return true;
+#ifdef CONFIG_MITIGATION_RETPOLINE
+	/* With retpolines, jmp *%reg is a jump to a thunk. */
+	if (kprobe_relative_target(insn, ip) -
+	    (unsigned long)__x86_indirect_thunk_array <
+	    RETPOLINE_THUNK_SIZE * 16)
+		return true;
+#endif
+	return false;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Scratch room for decoding one function, grown as needed; the record is
+ * then allocated at its exact size.  kprobe_mutex.
+ */
+static unsigned long *scratch_bounds;
+static u32 *scratch_targets;		/* room for 2 * scratch_size */
+static unsigned long *scratch_labels;	/* room for scratch_size / 2 */
+static unsigned long scratch_size;
+
+static void scratch_free(void)
+{
+	kvfree(scratch_bounds);
+	kvfree(scratch_targets);
+	kvfree(scratch_labels);
+	scratch_bounds = NULL;
+	scratch_targets = NULL;
+	scratch_labels = NULL;
+	scratch_size = 0;
+}
+
+static bool scratch_fits(unsigned long size)
+{
+	unsigned long *b, *l;
+	u32 *t;
+
+	if (size <= scratch_size)
+		return true;
+	size = roundup_pow_of_two(max(size, 2UL));
+	b = kvcalloc(BITS_TO_LONGS(size), sizeof(long), GFP_KERNEL);
+	t = kvmalloc_array(2 * size, sizeof(u32), GFP_KERNEL);
+	l = kvmalloc_array(size / 2, sizeof(long), GFP_KERNEL);
+	if (!b || !t || !l) {
+		kvfree(b);
+		kvfree(t);
+		kvfree(l);
+		return false;
+	}
+	scratch_free();
+	scratch_bounds = b;
+	scratch_targets = t;
+	scratch_labels = l;
+	scratch_size = size;
+	return true;
+}
+
+/*
+ * Decode the function at @start into the scratch room: boundaries, the
+ * targets that land inside it (at most one per byte), whether a jump is
+ * ruled out (undecodable text counts only when nothing else did).
+ * Return: the bytes decoded.
+ */
+static unsigned long func_decode(unsigned long start, unsigned long size,
+				 unsigned int *nr_targets, int *no_jump)
+{
+	unsigned long cur = start, end = start + size, to;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	bitmap_zero(scratch_bounds, size);
+	*nr_targets = 0;
+	*no_jump = 0;
+	for (; cur < end; cur += insn.length) {
+		if (kprobe_decode_original(cur, &insn, buf)) {
+			*no_jump = *no_jump ?: -EILSEQ;
+			break;
+		}
+		__set_bit(cur - start, scratch_bounds);
+		if (search_exception_tables(cur) || is_indirect_jump(&insn, cur))
+			*no_jump = -EINVAL;
+		to = kprobe_relative_target(&insn, cur);
+		if (to > start && to < end)
+			scratch_targets[(*nr_targets)++] = to - start;
+	}
+	return min(cur, end) - start;
+}
+
+/*
+ * Add the targets of the function's jump labels (a jump label site is at
+ * least two bytes, so at most size / 2 of them), whatever their keys say.
+ */
+static unsigned int add_label_targets(unsigned long start, unsigned long size,
+				      unsigned int nr)
+{
+	unsigned int i, n;
+
+	n = kprobe_jump_label_targets(start, start + size, scratch_labels,
+				      size / 2);
+	for (i = 0; i < n; i++)
+		if (scratch_labels[i] > start && scratch_labels[i] < start + size)
+			scratch_targets[nr++] = scratch_labels[i] - start;
+	return nr;
+}
+
+static struct kprobe_func *func_find(unsigned long start, unsigned long size)
+{
+	struct kprobe_func *f;
+
+	hash_for_each_possible(func_hash, f, node, start)
+		if (f->start == start && f->size == size)
+			return f;
+	return NULL;
+}
+
+/**
+ * kprobe_func_get() - the record of the function around an address
+ * @addr: an address in kernel or module text
+ *
+ * Decodes the function the first time.  Context: kprobe_mutex held.
+ * Return: the record, with a reference for the caller; ERR_PTR(-EINVAL)
+ * when kallsyms knows no function there, ERR_PTR(-ENOMEM).
+ */
+struct kprobe_func *kprobe_func_get(unsigned long addr)
+{
+	unsigned long size, offset, words, decoded;
+	unsigned int nr;
+	struct kprobe_func *f;
+	int no_jump;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset) || !size ||
+	    size > U32_MAX)
+		return ERR_PTR(-EINVAL);
+	/*
+	 * No record can describe other code at this place: records go
+	 * with their sites' text (kprobe_func_put() at gone).
+	 */
+	f = func_find(addr - offset, size);
+	if (f) {
+		f->users++;
+		return f;
+	}
+	if (!scratch_fits(size))
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&text_mutex);
+	decoded = func_decode(addr - offset, size, &nr, &no_jump);
+	mutex_unlock(&text_mutex);
+	/* Not under text_mutex: jump_label_lock() nests outside it. */
+	nr = add_label_targets(addr - offset, size, nr);
+	sort(scratch_targets, nr, sizeof(u32), cmp_u32, NULL);
+
+	words = BITS_TO_LONGS(size);
+	f = kvmalloc(struct_size(f, bounds, words) + nr * sizeof(u32),
+		     GFP_KERNEL);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	f->start = addr - offset;
+	f->size = size;
+	f->decoded = decoded;
+	f->users = 1;
+	f->no_jump = no_jump;
+	f->nr_targets = nr;
+	memcpy(f->bounds, scratch_bounds, words * sizeof(long));
+	f->targets = (u32 *)&f->bounds[words];
+	memcpy(f->targets, scratch_targets, nr * sizeof(u32));
+	hash_add(func_hash, &f->node, f->start);
+	return f;
+}
+
+/**
+ * kprobe_func_put() - drop a reference taken by kprobe_func_get()
+ * @f: the record, or NULL
+ *
+ * Context: kprobe_mutex held.
+ */
+void kprobe_func_put(struct kprobe_func *f)
+{
+	if (!f || --f->users)
+		return;
+	hash_del(&f->node);
+	kvfree(f);
+	/* No probed function left: neither is the scratch room. */
+	if (hash_empty(func_hash))
+		scratch_free();
+}
+
+/**
+ * kprobe_func_boundary() - may a probe sit at @addr
+ * @f: the record of @addr's function
+ * @addr: the address
+ *
+ * Return: 0 when an instruction starts at @addr, -EILSEQ when not (or
+ * when the function does not decode up to it).
+ */
+int kprobe_func_boundary(struct kprobe_func *f, unsigned long addr)
+{
+	unsigned long off = addr - f->start;
+
+	if (off >= f->size)
+		return -EINVAL;
+	if (off >= f->decoded || !test_bit(off, f->bounds))
+		return -EILSEQ;
+	return 0;
+}
+
+/**
+ * kprobe_func_may_jump() - may the region [@addr, @addr + @len) take a jmp
+ * @f: the record of @addr's function
+ * @addr: the region's first byte, a site
+ * @len: the region's length
+ *
+ * The function-wide rules of opt.c: the region lies inside the function,
+ * nothing in the function rules out a jump, and no jump or call of the
+ * function lands inside the region except on its first byte.
+ *
+ * Return: 0, or -EINVAL / -EILSEQ when the region may not take a jump.
+ */
+int kprobe_func_may_jump(struct kprobe_func *f, unsigned long addr,
+			 unsigned int len)
+{
+	unsigned long off = addr - f->start;
+	unsigned int lo = 0, hi = f->nr_targets, mid;
+
+	if (off + len > f->size)
+		return -EINVAL;
+	if (f->no_jump)
+		return f->no_jump;
+	/* The first target beyond the region's first byte. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->targets[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->nr_targets && f->targets[lo] < off + len)
+		return -EINVAL;
+	return 0;
+}
