@@ -222,6 +222,7 @@ struct kprobe_site {
 	bool			stepped;	/* a probe needs the step path */
 	bool			posted;		/* a probe has a post_handler */
 	bool			region_clear;	/* no other site in the region */
+	bool			in_region;	/* inside another site's region */
 	struct list_head	opt_list;	/* optimizer queue */
 	struct rcu_head		rcu;		/* freeing after RCU Tasks */
 	struct llist_node	reap;		/* ... then in a work item */

@@ -147,15 +147,24 @@ void kprobe_site_opt_gone(struct kprobe_site *site)
 	site_set_opt(site, KPROBE_OPT_NONE);
 }
 
-/* Is no other site inside @site's region? */
+/*
+ * Is no other site inside @site's region?  One that is gets ->in_region,
+ * so that its removal knows to recheck its neighbours.
+ */
 static bool region_clear(struct kprobe_site *site)
 {
 	unsigned int k, len = arch_kprobe_region_len(site);
+	struct kprobe_site *inner;
+	bool clear = true;
 
-	for (k = 1; k < len; k++)
-		if (kprobe_site_lookup(site->addr + k))
-			return false;
-	return true;
+	for (k = 1; k < len; k++) {
+		inner = kprobe_site_lookup(site->addr + k);
+		if (inner) {
+			inner->in_region = true;
+			clear = false;
+		}
+	}
+	return clear;
 }
 
 /*

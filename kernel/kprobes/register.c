@@ -325,9 +325,12 @@ static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 	kprobe_commit_text();
 	list_for_each_entry(site, dead, all)
 		kprobe_site_unhash(site);
-	/* Sites whose regions held the dead ones may jump again. */
+	/*
+	 * Sites whose regions held the dead ones may jump again; only a site
+	 * that was ever inside a region can have held one back.
+	 */
 	list_for_each_entry(site, dead, all)
-		if (!site->gone)
+		if (!site->gone && site->in_region)
 			kprobe_opt_neighbours_changed(site->addr);
 	arch_kprobe_text_sync();
 	synchronize_rcu_expedited();

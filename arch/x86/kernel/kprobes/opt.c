@@ -409,8 +409,64 @@ void arch_optimize_sites(struct list_head *sites)
 	mutex_unlock(&text_mutex);
 }
 
-/* Sites unoptimized per round of unjump_batch(). */
-#define UNJUMP_BATCH	32
+/*
+ * Sites unoptimized per round of unjump_batch(): each round costs two
+ * text syncs, an IPI to every CPU each.  Their pokes go to text_poke_vec()
+ * in chunks of POKES_PER_VEC, which bounds how long it keeps IRQs off.
+ */
+#define UNJUMP_BATCH	512
+#define POKES_PER_VEC	64
+
+/* text_mutex serialises their use. */
+static struct kprobe_site *unjump_sites[UNJUMP_BATCH];
+static struct text_poke_vec unjump_vec[2 * POKES_PER_VEC];
+
+/* Write the int3 of each of @sites[0..@n). */
+static void poke_int3s(struct kprobe_site **sites, unsigned int n)
+{
+	static const u8 int3 = INT3_INSN_OPCODE;
+	unsigned int i, nv = 0;
+
+	for (i = 0; i < n; i++) {
+		unjump_vec[nv].addr = sites[i]->addr;
+		unjump_vec[nv].opcode = &int3;
+		unjump_vec[nv++].len = INT3_INSN_SIZE;
+		if (nv == POKES_PER_VEC) {
+			text_poke_vec(unjump_vec, nv);
+			nv = 0;
+		}
+	}
+	text_poke_vec(unjump_vec, nv);
+}
+
+/* Write back the four bytes behind each int3 (a page boundary splits some). */
+static void poke_tails(struct kprobe_site **sites, unsigned int n)
+{
+	unsigned long tail, split;
+	unsigned int i, nv = 0;
+
+	for (i = 0; i < n; i++) {
+		tail = (unsigned long)sites[i]->addr + INT3_INSN_SIZE;
+		split = min(PAGE_ALIGN(tail + 1),
+			    tail + JMP32_INSN_SIZE - INT3_INSN_SIZE);
+		unjump_vec[nv].addr = (void *)tail;
+		unjump_vec[nv].opcode = &sites[i]->ainsn.saved[INT3_INSN_SIZE];
+		unjump_vec[nv++].len = split - tail;
+		if (split - tail < JMP32_INSN_SIZE - INT3_INSN_SIZE) {
+			/* The jmp straddles a page boundary. */
+			unjump_vec[nv].addr = (void *)split;
+			unjump_vec[nv].opcode = &sites[i]->ainsn.saved[split - tail +
+								INT3_INSN_SIZE];
+			unjump_vec[nv++].len = JMP32_INSN_SIZE - INT3_INSN_SIZE -
+					       (split - tail);
+		}
+		if (nv >= POKES_PER_VEC) {
+			text_poke_vec(unjump_vec, nv);
+			nv = 0;
+		}
+	}
+	text_poke_vec(unjump_vec, nv);
+}
 
 /*
  * Put int3 and the original bytes back in place of the jmps of @sites[]:
@@ -422,36 +478,11 @@ void arch_optimize_sites(struct list_head *sites)
  */
 static void unjump_batch(struct kprobe_site **sites, unsigned int n)
 {
-	static struct text_poke_vec vec[2 * UNJUMP_BATCH];
-	static const u8 int3 = INT3_INSN_OPCODE;
-	unsigned long tail, split;
-	unsigned int i, nv = 0;
+	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		vec[i].addr = sites[i]->addr;
-		vec[i].opcode = &int3;
-		vec[i].len = INT3_INSN_SIZE;
-	}
-	text_poke_vec(vec, n);
+	poke_int3s(sites, n);
 	text_poke_sync();
-
-	for (i = 0; i < n; i++) {
-		tail = (unsigned long)sites[i]->addr + INT3_INSN_SIZE;
-		split = min(PAGE_ALIGN(tail + 1),
-			    tail + JMP32_INSN_SIZE - INT3_INSN_SIZE);
-		vec[nv].addr = (void *)tail;
-		vec[nv].opcode = &sites[i]->ainsn.saved[INT3_INSN_SIZE];
-		vec[nv++].len = split - tail;
-		if (split - tail < JMP32_INSN_SIZE - INT3_INSN_SIZE) {
-			/* The jmp straddles a page boundary. */
-			vec[nv].addr = (void *)split;
-			vec[nv].opcode = &sites[i]->ainsn.saved[split - tail +
-								INT3_INSN_SIZE];
-			vec[nv++].len = JMP32_INSN_SIZE - INT3_INSN_SIZE -
-					(split - tail);
-		}
-	}
-	text_poke_vec(vec, nv);
+	poke_tails(sites, n);
 	text_poke_sync();
 	for (i = 0; i < n; i++)
 		arch_kprobe_drop_jump(sites[i]);
@@ -464,7 +495,7 @@ static void unjump_batch(struct kprobe_site **sites, unsigned int n)
  */
 void arch_unoptimize_sites(struct list_head *sites)
 {
-	struct kprobe_site *batch[UNJUMP_BATCH], *site, *tmp;
+	struct kprobe_site *site, *tmp;
 	unsigned int n = 0;
 
 	mutex_lock(&text_mutex);
@@ -472,14 +503,14 @@ void arch_unoptimize_sites(struct list_head *sites)
 		list_del_init(&site->opt_list);
 		if (!site->jumped)
 			continue;
-		batch[n++] = site;
+		unjump_sites[n++] = site;
 		if (n == UNJUMP_BATCH) {
-			unjump_batch(batch, n);
+			unjump_batch(unjump_sites, n);
 			n = 0;
 		}
 	}
 	if (n)
-		unjump_batch(batch, n);
+		unjump_batch(unjump_sites, n);
 	mutex_unlock(&text_mutex);
 }
 
