@@ -5,8 +5,12 @@
  * Slots are carved from read-only executable pages taken from execmem's
  * Kprobes area, which lies within 2 GiB of kernel text so that a copied
  * RIP-relative operand can still reach its target.  Writers go through the
- * text-poking machinery.  Pages stay for the life of the kernel once taken;
- * their slots are reused, so the footprint is the peak number of sites.
+ * text-poking machinery.  A page whose last slot is freed goes back to
+ * execmem, unless it is the only page left (kept so that probes coming
+ * and going one at a time do not take and give back a page each time).
+ * Slots are freed only after an RCU Tasks grace period (register.c), so
+ * no task is in a copy of a page that goes; the page itself waits for an
+ * RCU grace period more, for the readers of the page list.
  */
 #include <linux/bitmap.h>
 #include <linux/execmem.h>
@@ -15,6 +19,7 @@
 #include <linux/rculist.h>
 #include <linux/set_memory.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -25,6 +30,7 @@ struct kprobe_slot_page {
 	kprobe_opcode_t *base;
 	unsigned int used;
 	DECLARE_BITMAP(busy, SLOTS_PER_PAGE);
+	struct rcu_work free_work;	/* giving the page back */
 };
 
 /* Writers hold kprobe_mutex; is_kprobe_insn_slot() reads under RCU. */
@@ -55,7 +61,7 @@ static struct kprobe_slot_page *slot_page_new(void)
 	set_memory_rox((unsigned long)sp->base, 1);
 #endif
 	list_add_rcu(&sp->node, &kprobe_slot_pages);
-	/* perf names addresses in copies and detours (pages stay for good). */
+	/* perf names addresses in copies and detours (until the page goes). */
 	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)sp->base,
 			   PAGE_SIZE, false, "kprobe_insn_page");
 	return sp;
@@ -87,6 +93,28 @@ found:
 	return (kprobe_opcode_t *)((u8 *)sp->base + i * KPROBE_SLOT_SIZE);
 }
 
+/* After a grace period: no reader of the list sees @sp any more. */
+static void slot_page_free_work(struct work_struct *work)
+{
+	struct kprobe_slot_page *sp =
+		container_of(to_rcu_work(work), struct kprobe_slot_page, free_work);
+
+	execmem_free(sp->base);
+	kfree(sp);
+}
+
+/* @sp has no slot in use: give it back, unless it is the last page. */
+static void slot_page_release(struct kprobe_slot_page *sp)
+{
+	if (list_is_singular(&kprobe_slot_pages))
+		return;
+	list_del_rcu(&sp->node);
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)sp->base,
+			   PAGE_SIZE, true, "kprobe_insn_page");
+	INIT_RCU_WORK(&sp->free_work, slot_page_free_work);
+	queue_rcu_work(system_wq, &sp->free_work);
+}
+
 /**
  * kprobe_slot_free() - give back a slot
  * @slot: a slot from kprobe_slot_alloc()
@@ -107,7 +135,8 @@ void kprobe_slot_free(kprobe_opcode_t *slot)
 			continue;
 		/* The stale copy may stay: it ends in int3 like all free space. */
 		__clear_bit(off / KPROBE_SLOT_SIZE, sp->busy);
-		sp->used--;
+		if (!--sp->used)
+			slot_page_release(sp);
 		return;
 	}
 	WARN(1, "kprobes: freeing %p, which is no slot\n", slot);
