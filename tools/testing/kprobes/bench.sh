@@ -11,7 +11,8 @@
 # guest instruction, so every figure is an instruction count and repeats.
 #
 # Phase 1 (no icount): each kernel reports which candidate functions it can
-# probe; the first 1,000 that both accept are the registration list.
+# probe; the first 1,000 that both accept are the registration list, all
+# of them the every-function list.
 # Phase 2 (icount): every case on each kernel.  The table goes to stdout,
 # CSV and JSON to build/bench/.
 set -euo pipefail
@@ -50,12 +51,13 @@ done
 
 boot() {	# boot <kernel> <mode> <log>
 	env $(kernel_env "$1") SCRIPTS="$top/tools/testing/selftests/kprobes" \
-		EXTRA_FILES="$out/syms:kselftest/kprobes/bench-syms" \
-		"$T/run.sh" "$2" "$3" > /dev/null
+		EXTRA_FILES="$out/syms:kselftest/kprobes/bench-syms $out/all:kselftest/kprobes/bench-all" \
+		"$T/run.sh" "$2" "$3" log_buf_len=8M > /dev/null
 }
 
 echo "bench: phase 1, which functions each kernel can probe"
 : > "$out/syms"
+: > "$out/all"
 for k in ours upstream; do
 	boot $k bench-accept "$out/accept-$k.log"
 	sed -n '/^kpbench-accept-begin/,/^kpbench-accept-end/p' "$out/accept-$k.log" |
@@ -64,7 +66,9 @@ for k in ours upstream; do
 done
 comm -12 "$out/accept-ours" "$out/accept-upstream" > "$out/accept-both"
 head -n 1000 "$out/accept-both" > "$out/syms"
+cp "$out/accept-both" "$out/all"
 echo "bench: $(wc -l < "$out/syms") functions accepted by both form the registration list"
+echo "bench: $(wc -l < "$out/all") functions accepted by both are the every-function list"
 
 echo "bench: phase 2, every case under -icount shift=0,sleep=off"
 for k in ours upstream; do

@@ -12,7 +12,20 @@ import json
 import sys
 
 ORDER = ['kprobe', 'kprobe_mid', 'kprobe_event', 'kprobe_int3', 'kprobe_post', 'two_kprobes', 'kretprobe',
-         'kretprobe_int3', 'jprobe', 'time_to_optimized']
+         'kretprobe_int3', 'jprobe', 'time_to_optimized',
+         'single_register_1000', 'single_unregister_1000',
+         'batch_register_1000', 'batch_unregister_1000',
+         'batch_1000_bytes_per_probe', 'every_function_count',
+         'every_function_register', 'every_function_optimized',
+         'every_function_workload', 'every_function_workload_unprobed',
+         'every_function_hits', 'every_function_unregister',
+         'every_function_bytes_per_probe']
+
+
+def base(name):
+    """every_function_register_7213 -> every_function_register."""
+    w = name.rsplit('_', 1)
+    return w[0] if name.startswith('every_function_') and w[1].isdigit() else name
 
 
 def load(path):
@@ -21,6 +34,7 @@ def load(path):
         w = line.split()
         if len(w) < 2 or w[0] in ('done', 'register:'):
             continue
+        w[0] = base(w[0])
         if w[1] == 'n/a':
             res[w[0]] = {'value': None, 'note': ' '.join(w[2:])}
             continue
@@ -40,6 +54,8 @@ def cell(r):
         s += f' ({r["traps"]} trap{"s" if r["traps"] != "1" else ""})'
     if r.get('note') == 'optimized':
         s += ' opt'
+    elif r.get('note', '').startswith('optimized='):
+        s += f' ({r["note"].split("=")[1]} opt)'
     return s
 
 
@@ -56,8 +72,9 @@ def main():
         rows.append({'case': n, 'upstream': u, 'ours': o, 'ratio': ratio})
 
     print('Extra guest instructions per hit over an unprobed call (per-hit'
-          ' cases), guest ns = instructions (registration); traps per hit in'
-          ' parentheses.')
+          ' cases), guest ns = instructions (registration, workload); traps per'
+          ' hit in parentheses; bytes of kernel memory per probe; every_function:'
+          ' one probe on each function both kernels accept.')
     w = max(len(n) for n in names) + 2
     print(f'{"case":<{w}}{"upstream":>24}{"ours":>24}{"ours/upstream":>15}')
     for r in rows:

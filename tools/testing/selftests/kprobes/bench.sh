@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest side of the Kprobes benchmark (make bench) and of its smoke test.
-#   bench.sh candidates <out> [n]    the first n (1300) function names worth
-#                                    trying, sorted
+#   bench.sh candidates <out>        the function names worth trying, sorted
 #   bench.sh accept <in> <out>       those of them this kernel can probe
-#   bench.sh run <syms> [hits]       every case, one line each
+#   bench.sh run <syms> <all> [hits] every case, one line each; <syms> is the
+#                                    registration list (1,000), <all> every
+#                                    function both kernels accept
 # Only API that upstream 6.12 has is used, so it runs on both kernels.
 
 MODDIR=${KPROBES_MODDIR:-/lib/modules/kprobes}
@@ -43,6 +44,63 @@ event() {
 	echo "kprobe_event $((t / 10)).$((t % 10)) ns"
 }
 
+# now: the guest clock in ns, from the loaded benchmark module.
+now() {
+	cat /sys/module/kprobes_bench/parameters/now
+}
+
+# kb <field>: a /proc/meminfo figure, in kB, per-CPU counters folded first.
+kb() {
+	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo
+}
+# held_bytes: slab and vmalloc'ed bytes in use, as "<slab> <vmalloc>".
+held_bytes() {
+	echo 1 > /proc/sys/vm/stat_refresh 2>/dev/null
+	echo "$(( $(kb Slab) * 1024 )) $(( $(kb VmallocUsed) * 1024 ))"
+}
+
+# A short workload: file I/O, fork and exec, /proc.
+workload() {
+	i=0
+	while [ $i -lt 10 ]; do
+		ls -R /lib > /dev/null
+		cat /proc/meminfo /proc/self/maps > /dev/null
+		sh -c 'echo x > /tmp/kpbench-w; cat /tmp/kpbench-w' > /dev/null
+		i=$((i + 1))
+	done
+}
+
+# memory <syms> <n> <tag>: kernel memory (slab objects and vmalloc'ed pages:
+# executable slots, per-function data) per probe, with <syms> registered
+# and the optimizer settled, over the same module holding them unregistered.
+memory() {
+	insmod "$MOD" cases=alloc syms="$1" nsyms="$2" tag="$3" || return
+	set -- "$@" $(held_bytes)
+	rmmod kprobes_bench
+	insmod "$MOD" cases=hold syms="$1" nsyms="$2" tag="$3" > /dev/null || return
+	set -- "$@" $(held_bytes)
+	rmmod kprobes_bench
+	echo "$3_bytes_per_probe $(( ($6 + $7 - $4 - $5) / $2 )) bytes"
+	echo "$3_slab_bytes_per_probe $(( ($6 - $4) / $2 )) bytes"
+	echo "$3_vmalloc_bytes_per_probe $(( ($7 - $5) / $2 )) bytes"
+}
+
+# every <all>: one probe on every function of <all>, registered as one
+# batch; the workload's extra guest time under them; one unregistration.
+every() {
+	n=$(wc -l < "$1")
+	dmesg -c > /dev/null
+	insmod "$MOD" cases= || return
+	t0=$(now); workload; t1=$(now)
+	rmmod kprobes_bench
+	insmod "$MOD" cases=hold syms="$1" nsyms="$n" tag=every_function || return
+	t2=$(now); workload; t3=$(now)
+	rmmod kprobes_bench
+	dmesg | sed -n 's/.*kpbench: //p'
+	echo "every_function_workload $(( (t3 - t2) - (t1 - t0) )) ns"
+	echo "every_function_workload_unprobed $((t1 - t0)) ns"
+}
+
 case "$1" in
 candidates)
 	# Core kernel functions, minus the machinery a probe hit or a
@@ -50,18 +108,19 @@ candidates)
 	grep ' [tT] ' /proc/kallsyms | grep -v '\[' | cut -d' ' -f3 |
 		grep -v '\.' |
 		grep -Ev 'kprobe|int3|text_poke|poke|rcu|sched|lock|irq|nmi|entry|idle|tick|timer|clock|cpu|apic|mce|trace|printk|console|serial|uart|tty|mutex|preempt|switch|fault|exc_|context|sync|flush|tlb|smp|time|tsc|native|paravirt|x86|sys_|mm_|mem|page|alloc|free|cache|slab|kmalloc|vmalloc|execmem|insn|jump_label|static_call|ftrace|debug|stack|unwind|orc|kallsyms|module|dump|panic|oops|die|bug|warn|notifier|signal|wake|task|thread|work|queue|kthread|pid|user|copy|strn|str|^__' |
-		sort -u | head -n "${3:-1300}" > "$2"
+		sort -u > "$2"
 	;;
 accept)
 	# Optimizing is not what is asked here, and it makes upstream slow.
 	[ -e $OPT ] && echo 0 > $OPT
-	bench cases=accept syms="$2" nsyms=100000 |
+	bench cases=accept syms="$2" nsyms="$(wc -l < "$2")" |
 		sed -n 's/^accept //p' > "$3"
 	[ -e $OPT ] && echo 1 > $OPT
 	;;
 run)
 	syms=$2
-	hits=${3:-100000}
+	all=$3
+	hits=${4:-100000}
 	[ -e $OPT ] && echo 1 > $OPT
 	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch \
 		syms="$syms" hits="$hits"
@@ -69,6 +128,9 @@ run)
 	[ -e $OPT ] && echo 0 > $OPT
 	bench cases=int3,kretprobe_int3 hits="$hits"
 	[ -e $OPT ] && echo 1 > $OPT
+	every "$all"
+	memory "$syms" "$(wc -l < "$syms")" batch_1000
+	memory "$all" "$(wc -l < "$all")" every_function
 	;;
 *)
 	echo "usage: $0 candidates|accept|run ..." >&2

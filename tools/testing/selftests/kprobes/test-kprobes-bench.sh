@@ -14,17 +14,26 @@ head -n 40 /tmp/kpb-cand > /tmp/kpb-cand40
 sh ./bench.sh accept /tmp/kpb-cand40 /tmp/kpb-acc
 check "some candidate functions can be probed" [ -s /tmp/kpb-acc ]
 
-sh ./bench.sh run /tmp/kpb-acc 100 > /tmp/kpb-out
-# figure <case>: the case has a number, not "n/a".
+# The same 40 stand in for the list of every function.
+sh ./bench.sh run /tmp/kpb-acc /tmp/kpb-acc 100 > /tmp/kpb-out
+# figure <case>: the case has a number, not "n/a" (a difference of two
+# timings, as the workload's, can be negative without icount).
 figure() {
-	grep -qE "^$1 [0-9.]+ ns" /tmp/kpb-out
+	grep -qE "^$1 -?[0-9.]+ ns" /tmp/kpb-out
 }
 missing=
 for c in kprobe kprobe_mid kprobe_int3 kprobe_post two_kprobes kretprobe kretprobe_int3 \
 	 jprobe time_to_optimized batch_register_[0-9]* batch_unregister_[0-9]* \
-	 single_register_[0-9]* single_unregister_[0-9]*; do
+	 single_register_[0-9]* single_unregister_[0-9]* \
+	 every_function_register_[0-9]* every_function_optimized_[0-9]* \
+	 every_function_unregister_[0-9]* every_function_workload; do
 	figure "$c" || missing="$missing $c"
 done
+for c in batch_1000_bytes_per_probe every_function_bytes_per_probe; do
+	grep -qE "^$c -?[0-9]+ bytes" /tmp/kpb-out || missing="$missing $c"
+done
+grep -qE "^every_function_hits [1-9][0-9]* hits" /tmp/kpb-out ||
+	missing="$missing every_function_hits"
 # A kprobe event needs a kernel with kprobe events.
 if [ -e /sys/kernel/debug/tracing/kprobe_events ]; then
 	figure kprobe_event || missing="$missing kprobe_event"

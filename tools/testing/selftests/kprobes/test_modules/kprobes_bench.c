@@ -15,11 +15,19 @@
  *   kpbench: <case> n/a <why>
  *
  * Parameters:
- *   cases   comma-separated list of cases to run (see bench_cases[])
+ *   cases   comma-separated list of cases to run (see run_case())
  *   hits    calls per per-hit measurement
  *   syms    file with one function name per line, for the registration
  *           cases and for "accept" (which prints the names it can probe)
  *   nsyms   how many names of it to use
+ *   tag     the name the "hold" case prints its lines under
+ *
+ * Two cases keep something until the module is removed, so that bench.sh
+ * can look at the kernel meanwhile (memory, a workload under the probes):
+ * "alloc" reads @syms and allocates the probes, registering nothing (the
+ * baseline of a memory measurement); "hold" also registers them as one
+ * batch, waits for the optimizer, and unregisters them as one batch when
+ * the module goes.  The parameter "now" reads the guest clock.
  */
 #include <linux/kernel_read_file.h>
 #include <linux/kprobes.h>
@@ -39,6 +47,16 @@ static char *syms = "/tmp/kpbench-syms";
 module_param(syms, charp, 0444);
 static unsigned int nsyms = 1000;
 module_param(nsyms, uint, 0444);
+static char *tag = "held";
+module_param(tag, charp, 0444);
+
+/* Reading it gives the guest clock in ns (instructions under icount). */
+static int now_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n", ktime_get_ns());
+}
+static const struct kernel_param_ops now_ops = { .get = now_get };
+module_param_cb(now, &now_ops, NULL, 0444);
 
 /* The probed function: exported, small, deterministic, rarely called. */
 #define TARGET		"int_sqrt"
@@ -337,24 +355,47 @@ static void reset_probes(struct kprobe *kps, int n)
 	}
 }
 
-/* Print the names that register (and unregister) cleanly. */
+/* Names tried per batch by "accept"; a refused batch is tried one by one. */
+#define ACCEPT_CHUNK	64
+
+/*
+ * Print the names that register (and unregister) cleanly.  In batches,
+ * which both kernels have: unregistering thousands of probes one at a
+ * time waits for a grace period each on upstream.
+ */
 static void bench_accept(void)
 {
+	struct kprobe **ptrs;
 	struct kprobe *kps;
 	char *buf;
-	int i, n;
+	int i, j, n, len;
 
 	kps = load_symbols(&n, &buf);
 	if (IS_ERR(kps)) {
 		pr_info("kpbench: accept n/a cannot read %s\n", syms);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		if (register_kprobe(&kps[i]))
+	ptrs = vcalloc(n, sizeof(*ptrs));
+	for (i = 0; ptrs && i < n; i++)
+		ptrs[i] = &kps[i];
+	for (i = 0; ptrs && i < n; i += ACCEPT_CHUNK) {
+		len = min(n - i, ACCEPT_CHUNK);
+		reset_probes(&kps[i], len);
+		if (!register_kprobes(&ptrs[i], len)) {
+			unregister_kprobes(&ptrs[i], len);
+			for (j = i; j < i + len; j++)
+				pr_info("kpbench: accept %s\n", kps[j].symbol_name);
 			continue;
-		unregister_kprobe(&kps[i]);
-		pr_info("kpbench: accept %s\n", kps[i].symbol_name);
+		}
+		for (j = i; j < i + len; j++) {
+			reset_probes(&kps[j], 1);
+			if (register_kprobe(&kps[j]))
+				continue;
+			unregister_kprobe(&kps[j]);
+			pr_info("kpbench: accept %s\n", kps[j].symbol_name);
+		}
 	}
+	vfree(ptrs);
 	vfree(kps);
 	vfree(buf);
 }
@@ -417,6 +458,113 @@ out:
 	vfree(buf);
 }
 
+/* What "alloc" and "hold" keep until the module goes. */
+static struct kprobe *held_kps;
+static struct kprobe **held_ptrs;
+static char *held_buf;
+static int held_n;
+static bool held_registered;
+static DEFINE_PER_CPU(unsigned long, held_hits);
+
+static int count_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	this_cpu_inc(held_hits);
+	return 0;
+}
+
+static unsigned int nr_jumped(struct kprobe *kps, int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += site_optimized(&kps[i]);
+	return k;
+}
+
+/*
+ * After a batch: the time from the start of its registration until the
+ * optimizer settled, the last jump it put in, on either kernel (both may
+ * take several rounds, and upstream's optimizer works while a batch is
+ * still registering).  It is taken to have settled when no jump went in
+ * for a second; at most 60 s.
+ */
+static void wait_settled(struct kprobe *kps, int n, u64 t_start)
+{
+	unsigned int last = nr_jumped(kps, n), k;
+	u64 t_last = ktime_get_ns(), t;
+
+	for (;;) {
+		msleep(10);
+		k = nr_jumped(kps, n);
+		t = ktime_get_ns();
+		if (k != last) {
+			last = k;
+			t_last = t;
+		} else if (t - t_last > NSEC_PER_SEC ||
+			   t - t_start > 60 * NSEC_PER_SEC) {
+			break;
+		}
+	}
+	pr_info("kpbench: %s_optimized_%d %llu ns optimized=%u\n", tag, n,
+		t_last - t_start, last);
+}
+
+static int hold_probes(bool reg)
+{
+	u64 t0, t;
+	int i, ret;
+
+	held_kps = load_symbols(&held_n, &held_buf);
+	if (IS_ERR(held_kps)) {
+		pr_info("kpbench: %s n/a cannot read %s\n", tag, syms);
+		held_kps = NULL;
+		return -ENOENT;
+	}
+	held_ptrs = vcalloc(held_n, sizeof(*held_ptrs));
+	if (!held_ptrs)
+		return -ENOMEM;
+	for (i = 0; i < held_n; i++) {
+		held_ptrs[i] = &held_kps[i];
+		held_kps[i].pre_handler = count_pre;
+	}
+	reset_probes(held_kps, held_n);
+	if (!reg)
+		return 0;
+
+	t0 = ktime_get_ns();
+	ret = register_kprobes(held_ptrs, held_n);
+	t = ktime_get_ns();
+	if (ret) {
+		pr_info("kpbench: %s n/a registration failed (%d)\n", tag, ret);
+		return ret;
+	}
+	held_registered = true;
+	pr_info("kpbench: %s_count %d probes\n", tag, held_n);
+	pr_info("kpbench: %s_register_%d %llu ns\n", tag, held_n, t - t0);
+	wait_settled(held_kps, held_n, t0);
+	return 0;
+}
+
+static void release_held(void)
+{
+	unsigned long hits = 0;
+	u64 t0;
+	int cpu;
+
+	if (held_registered) {
+		t0 = ktime_get_ns();
+		unregister_kprobes(held_ptrs, held_n);
+		pr_info("kpbench: %s_unregister_%d %llu ns\n", tag, held_n,
+			ktime_get_ns() - t0);
+		for_each_possible_cpu(cpu)
+			hits += per_cpu(held_hits, cpu);
+		pr_info("kpbench: %s_hits %lu hits\n", tag, hits);
+	}
+	vfree(held_ptrs);
+	vfree(held_kps);
+	vfree(held_buf);
+}
+
 /*
  * The unprobed calls alone, in guest ns: bench.sh times a kprobe event
  * (set up through tracefs, which a module cannot write) as the difference
@@ -462,6 +610,10 @@ static void run_case(const char *c)
 		bench_register(true);
 	else if (!strcmp(c, "accept"))
 		bench_accept();
+	else if (!strcmp(c, "alloc"))
+		hold_probes(false);
+	else if (!strcmp(c, "hold"))
+		hold_probes(true);
 	else
 		pr_info("kpbench: %s n/a unknown case\n", c);
 }
@@ -482,6 +634,7 @@ static int __init kprobes_bench_init(void)
 
 static void __exit kprobes_bench_exit(void)
 {
+	release_held();
 }
 
 module_init(kprobes_bench_init);
