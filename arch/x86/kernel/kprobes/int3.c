@@ -424,7 +424,18 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 		/* The int3 went away after this CPU fetched it?  Else not ours. */
 		if (*addr != INT3_INSN_OPCODE)
 			return int3_gone(regs, addr);
-		return 0;
+		/*
+		 * An int3 stands there now: maybe that of a site published
+		 * since the lookup.  That can only follow a trap on an int3
+		 * already removed, which a CPU under QEMU's TCG takes from a
+		 * stale translation; meanwhile a new probe may have come.
+		 * Its site went into the hash before its int3 into the text;
+		 * the read barrier pairs with that order.
+		 */
+		smp_rmb();
+		site = kprobe_site_lookup(addr);
+		if (!site)
+			return 0;
 	}
 
 	if (kcb->depth || kprobe_running()) {
