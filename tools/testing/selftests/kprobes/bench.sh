@@ -4,6 +4,8 @@
 # Guest side of the Kprobes benchmark (make bench) and of its smoke test.
 #   bench.sh candidates <out>        the function names worth trying, sorted
 #   bench.sh accept <in> <out>       those of them this kernel can probe
+#   bench.sh wall                    time_to_optimized three times, for a
+#                                    boot without icount
 #   bench.sh run <syms> <all> [hits] every case, one line each; <syms> is the
 #                                    registration list (1,000), <all> every
 #                                    function both kernels accept
@@ -116,6 +118,14 @@ accept)
 	bench cases=accept syms="$2" nsyms="$(wc -l < "$2")" |
 		sed -n 's/^accept //p' > "$3"
 	[ -e $OPT ] && echo 1 > $OPT
+	;;
+wall)
+	# The time until a new probe is optimized, in wall-clock terms:
+	# run without icount, where the guest clock follows the host's.
+	[ -e $OPT ] && echo 1 > $OPT
+	for i in 1 2 3; do
+		bench cases=optwait | sed -n 's/^time_to_optimized /time_to_optimized_wall /p'
+	done
 	;;
 run)
 	syms=$2
