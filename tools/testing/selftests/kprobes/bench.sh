@@ -96,9 +96,12 @@ every() {
 	t0=$(now); workload; t1=$(now)
 	rmmod kprobes_bench
 	insmod "$MOD" cases=hold syms="$1" nsyms="$n" tag=every_function || return
+	h0=$(cat /sys/module/kprobes_bench/parameters/hits_held)
 	t2=$(now); workload; t3=$(now)
+	h1=$(cat /sys/module/kprobes_bench/parameters/hits_held)
 	rmmod kprobes_bench
 	dmesg | sed -n 's/.*kpbench: //p'
+	echo "every_function_hits $((h1 - h0)) hits"
 	echo "every_function_workload $(( (t3 - t2) - (t1 - t0) )) ns"
 	echo "every_function_workload_unprobed $((t1 - t0)) ns"
 }

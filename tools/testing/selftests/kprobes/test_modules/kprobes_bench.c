@@ -27,7 +27,8 @@
  * "alloc" reads @syms and allocates the probes, registering nothing (the
  * baseline of a memory measurement); "hold" also registers them as one
  * batch, waits for the optimizer, and unregisters them as one batch when
- * the module goes.  The parameter "now" reads the guest clock.
+ * the module goes.  The parameter "now" reads the guest clock, "hits_held"
+ * the pre_handler calls of "hold" so far.
  */
 #include <linux/kernel_read_file.h>
 #include <linux/kprobes.h>
@@ -472,6 +473,19 @@ static int count_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* Reading it gives the pre_handler calls of "hold" so far. */
+static int hits_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned long hits = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		hits += per_cpu(held_hits, cpu);
+	return sysfs_emit(buf, "%lu\n", hits);
+}
+static const struct kernel_param_ops hits_ops = { .get = hits_get };
+module_param_cb(hits_held, &hits_ops, NULL, 0444);
+
 static unsigned int nr_jumped(struct kprobe *kps, int n)
 {
 	unsigned int i, k = 0;
@@ -547,18 +561,13 @@ static int hold_probes(bool reg)
 
 static void release_held(void)
 {
-	unsigned long hits = 0;
 	u64 t0;
-	int cpu;
 
 	if (held_registered) {
 		t0 = ktime_get_ns();
 		unregister_kprobes(held_ptrs, held_n);
 		pr_info("kpbench: %s_unregister_%d %llu ns\n", tag, held_n,
 			ktime_get_ns() - t0);
-		for_each_possible_cpu(cpu)
-			hits += per_cpu(held_hits, cpu);
-		pr_info("kpbench: %s_hits %lu hits\n", tag, hits);
 	}
 	vfree(held_ptrs);
 	vfree(held_kps);
