@@ -129,19 +129,38 @@ static bool build_core_ranges(void)
 	return true;
 }
 
-/* Does a core kernel site overlap [start, end)?  Binary search. */
-static bool core_range_overlaps(unsigned long start, unsigned long end)
+/*
+ * The core kernel's array, built at the first question.  Return: false
+ * when building it failed (then and every time after): ask the kernel.
+ */
+static bool have_core_ranges(void)
+{
+	if (!core_ranges && !core_ranges_failed && !build_core_ranges())
+		core_ranges_failed = true;
+	return !core_ranges_failed;
+}
+
+/* The index of the first core range starting at or after @addr. */
+static unsigned int first_range_from(unsigned long addr)
 {
 	unsigned int lo = 0, hi = nr_core_ranges, mid;
 
-	/* The first range starting at or after @end bounds the candidates. */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (core_ranges[mid].start < end)
+		if (core_ranges[mid].start < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* Does a core kernel site overlap [start, end)?  Binary search. */
+static bool core_range_overlaps(unsigned long start, unsigned long end)
+{
+	/* The first range starting at or after @end bounds the candidates. */
+	unsigned int lo = first_range_from(end);
+
 	/*
 	 * Every range before that starts below @end; none is longer than
 	 * MAX_RESERVED_LEN, so only the last few can still reach @start.
@@ -259,10 +278,7 @@ bool kprobe_text_reserved(kprobe_opcode_t *addr, unsigned int len)
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (core_kernel_text(start)) {
-		if (!core_ranges && !core_ranges_failed &&
-		    !build_core_ranges())
-			core_ranges_failed = true;
-		if (core_ranges_failed)
+		if (!have_core_ranges())
 			return kernel_says_reserved(addr, (void *)end - 1);
 		return core_range_overlaps(start, end);
 	}
@@ -295,23 +311,16 @@ bool kprobe_text_reserved(kprobe_opcode_t *addr, unsigned int len)
 unsigned int kprobe_jump_label_targets(unsigned long start, unsigned long end,
 				       unsigned long *out, unsigned int max)
 {
-	unsigned int lo = 0, hi, mid, n = 0;
+	unsigned int lo, n = 0;
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (core_kernel_text(start)) {
-		if (!core_ranges && !core_ranges_failed &&
-		    !build_core_ranges())
-			core_ranges_failed = true;
-		hi = nr_core_ranges;
-		while (lo < hi) {
-			mid = lo + (hi - lo) / 2;
-			if (core_ranges[mid].start < start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < nr_core_ranges && core_ranges[lo].start < end &&
-		       n < max; lo++)
+		/* Without the array none are known: only decoded ones count. */
+		if (!have_core_ranges())
+			return 0;
+		for (lo = first_range_from(start);
+		     lo < nr_core_ranges && core_ranges[lo].start < end &&
+		     n < max; lo++)
 			if (core_ranges[lo].target)
 				out[n++] = core_ranges[lo].target;
 		return n;
