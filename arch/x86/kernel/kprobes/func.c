@@ -5,7 +5,7 @@
  * A new site asks two questions of its whole function: is its address an
  * instruction boundary (decoding from the function's first byte), and may
  * its region take a jump (no indirect jump, no exception-table entry, no
- * jump of the function into the region; opt.c).  Asked afresh for every
+ * jump of the function into the region; optimize.c).  Asked afresh for every
  * probe, that decoded the function once per probe and twice for most of
  * them, and a batch with a probe on each instruction of a function decoded
  * it once per instruction.  So the first site of a function decodes it
@@ -37,6 +37,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <asm/nospec-branch.h>
+#include <asm/text-patching.h>
 
 #include "decode.h"
 
@@ -107,49 +108,48 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /*
- * Scratch room for decoding one function, grown as needed; the record is
- * then allocated at its exact size.  kprobe_mutex.
+ * Room for decoding one function, taken for the decode and given back
+ * right after: the record is then allocated at its exact size.  A jump,
+ * call or jump label is at least two bytes, so the function's own targets
+ * number at most (size + 1) / 2 (the last may run past its end) and its
+ * jump labels' at most size / 2: size in all.  Kept between decodes,
+ * it held on to the room of the largest function ever probed (8 MB for a
+ * 1 MB symbol) for as long as any record lived.
  */
-static unsigned long *scratch_bounds;
-static u32 *scratch_targets;		/* room for 2 * scratch_size */
-static unsigned long *scratch_labels;	/* room for scratch_size / 2 */
-static unsigned long scratch_size;
+struct func_scratch {
+	unsigned long	*bounds;	/* BITS_TO_LONGS(size) */
+	unsigned long	*labels;	/* size / 2 */
+	u32		targets[];	/* size */
+};
 
-static void scratch_free(void)
+static struct func_scratch *scratch_alloc(unsigned long size)
 {
-	kvfree(scratch_bounds);
-	kvfree(scratch_targets);
-	kvfree(scratch_labels);
-	scratch_bounds = NULL;
-	scratch_targets = NULL;
-	scratch_labels = NULL;
-	scratch_size = 0;
+	/* One long more for aligning ->bounds. */
+	unsigned long words = BITS_TO_LONGS(size), nl = size / 2 + 1;
+	struct func_scratch *sc;
+
+	sc = kvmalloc(size_add(struct_size(sc, targets, size),
+			       array_size(words + nl, sizeof(long))),
+		      GFP_KERNEL);
+	if (!sc)
+		return NULL;
+	/* After the u32s, rounded up to longs. */
+	sc->bounds = (unsigned long *)ALIGN((unsigned long)&sc->targets[size],
+					     sizeof(long));
+	sc->labels = sc->bounds + words;
+	return sc;
 }
 
-static bool scratch_fits(unsigned long size)
-{
-	unsigned long *b, *l;
-	u32 *t;
-
-	if (size <= scratch_size)
-		return true;
-	size = roundup_pow_of_two(max(size, 2UL));
-	b = kvcalloc(BITS_TO_LONGS(size), sizeof(long), GFP_KERNEL);
-	t = kvmalloc_array(2 * size, sizeof(u32), GFP_KERNEL);
-	l = kvmalloc_array(size / 2, sizeof(long), GFP_KERNEL);
-	if (!b || !t || !l) {
-		kvfree(b);
-		kvfree(t);
-		kvfree(l);
-		return false;
-	}
-	scratch_free();
-	scratch_bounds = b;
-	scratch_targets = t;
-	scratch_labels = l;
-	scratch_size = size;
-	return true;
-}
+/*
+ * A run of this many int3s is padding, after which kallsyms may still
+ * count a long stretch to the symbol (1 MB behind srso_alias_return_thunk).
+ * The decode stops there.  When only int3s follow up to the end, that is
+ * all: the function ends in fill.  Otherwise what follows counts as
+ * undecodable: a probe there is refused, and no region takes a jump.
+ * Within a function's code an int3 stands alone (behind a ret or jmp,
+ * against straight-line speculation), or in a few dozen of alignment.
+ */
+#define FUNC_PADDING_RUN	64
 
 /*
  * Decode the function at @start into the scratch room: boundaries, the
@@ -157,14 +157,16 @@ static bool scratch_fits(unsigned long size)
  * ruled out (undecodable text counts only when nothing else did).
  * Return: the bytes decoded.
  */
-static unsigned long func_decode(unsigned long start, unsigned long size,
-				 unsigned int *nr_targets, int *no_jump)
+static unsigned long func_decode(struct func_scratch *sc, unsigned long start,
+				 unsigned long size, unsigned int *nr_targets,
+				 int *no_jump)
 {
 	unsigned long cur = start, end = start + size, to;
+	unsigned int int3s = 0;
 	u8 buf[MAX_INSN_SIZE];
 	struct insn insn;
 
-	bitmap_zero(scratch_bounds, size);
+	bitmap_zero(sc->bounds, size);
 	*nr_targets = 0;
 	*no_jump = 0;
 	for (; cur < end; cur += insn.length) {
@@ -172,12 +174,20 @@ static unsigned long func_decode(unsigned long start, unsigned long size,
 			*no_jump = *no_jump ?: -EILSEQ;
 			break;
 		}
-		__set_bit(cur - start, scratch_bounds);
+		__set_bit(cur - start, sc->bounds);
+		int3s = insn.opcode.bytes[0] == INT3_INSN_OPCODE ? int3s + 1 : 0;
+		if (int3s == FUNC_PADDING_RUN) {
+			cur += insn.length;
+			/* Read as is: no probe or jump of ours stands in fill. */
+			if (memchr_inv((void *)cur, INT3_INSN_OPCODE, end - cur))
+				*no_jump = *no_jump ?: -EILSEQ;
+			break;
+		}
 		if (search_exception_tables(cur) || is_indirect_jump(&insn, cur))
 			*no_jump = -EINVAL;
 		to = kprobe_relative_target(&insn, cur);
 		if (to > start && to < end)
-			scratch_targets[(*nr_targets)++] = to - start;
+			sc->targets[(*nr_targets)++] = to - start;
 	}
 	return min(cur, end) - start;
 }
@@ -186,16 +196,17 @@ static unsigned long func_decode(unsigned long start, unsigned long size,
  * Add the targets of the function's jump labels (a jump label site is at
  * least two bytes, so at most size / 2 of them), whatever their keys say.
  */
-static unsigned int add_label_targets(unsigned long start, unsigned long size,
+static unsigned int add_label_targets(struct func_scratch *sc,
+				      unsigned long start, unsigned long size,
 				      unsigned int nr)
 {
 	unsigned int i, n;
 
-	n = kprobe_jump_label_targets(start, start + size, scratch_labels,
+	n = kprobe_jump_label_targets(start, start + size, sc->labels,
 				      size / 2);
 	for (i = 0; i < n; i++)
-		if (scratch_labels[i] > start && scratch_labels[i] < start + size)
-			scratch_targets[nr++] = scratch_labels[i] - start;
+		if (sc->labels[i] > start && sc->labels[i] < start + size)
+			sc->targets[nr++] = sc->labels[i] - start;
 	return nr;
 }
 
@@ -220,6 +231,7 @@ static struct kprobe_func *func_find(unsigned long start, unsigned long size)
 struct kprobe_func *kprobe_func_get(unsigned long addr)
 {
 	unsigned long size, offset, words, decoded;
+	struct func_scratch *sc;
 	unsigned int nr;
 	struct kprobe_func *f;
 	int no_jump;
@@ -236,29 +248,34 @@ struct kprobe_func *kprobe_func_get(unsigned long addr)
 		f->users++;
 		return f;
 	}
-	if (!scratch_fits(size))
+	sc = scratch_alloc(size);
+	if (!sc)
 		return ERR_PTR(-ENOMEM);
 	mutex_lock(&text_mutex);
-	decoded = func_decode(addr - offset, size, &nr, &no_jump);
+	decoded = func_decode(sc, addr - offset, size, &nr, &no_jump);
 	mutex_unlock(&text_mutex);
 	/* Not under text_mutex: jump_label_lock() nests outside it. */
-	nr = add_label_targets(addr - offset, size, nr);
-	sort(scratch_targets, nr, sizeof(u32), cmp_u32, NULL);
+	nr = add_label_targets(sc, addr - offset, size, nr);
+	sort(sc->targets, nr, sizeof(u32), cmp_u32, NULL);
 
-	words = BITS_TO_LONGS(size);
+	/* Bits from ->decoded on are never read (kprobe_func_boundary()). */
+	words = BITS_TO_LONGS(decoded);
 	f = kvmalloc(struct_size(f, bounds, words) + nr * sizeof(u32),
 		     GFP_KERNEL);
-	if (!f)
+	if (!f) {
+		kvfree(sc);
 		return ERR_PTR(-ENOMEM);
+	}
 	f->start = addr - offset;
 	f->size = size;
 	f->decoded = decoded;
 	f->users = 1;
 	f->no_jump = no_jump;
 	f->nr_targets = nr;
-	memcpy(f->bounds, scratch_bounds, words * sizeof(long));
+	memcpy(f->bounds, sc->bounds, words * sizeof(long));
 	f->targets = (u32 *)&f->bounds[words];
-	memcpy(f->targets, scratch_targets, nr * sizeof(u32));
+	memcpy(f->targets, sc->targets, nr * sizeof(u32));
+	kvfree(sc);
 	hash_add(func_hash, &f->node, f->start);
 	return f;
 }
@@ -275,9 +292,6 @@ void kprobe_func_put(struct kprobe_func *f)
 		return;
 	hash_del(&f->node);
 	kvfree(f);
-	/* No probed function left: neither is the scratch room. */
-	if (hash_empty(func_hash))
-		scratch_free();
 }
 
 /**
@@ -305,7 +319,7 @@ int kprobe_func_boundary(struct kprobe_func *f, unsigned long addr)
  * @addr: the region's first byte, a site
  * @len: the region's length
  *
- * The function-wide rules of opt.c: the region lies inside the function,
+ * The function-wide rules of optimize.c: the region lies inside the function,
  * nothing in the function rules out a jump, and no jump or call of the
  * function lands inside the region except on its first byte.
  *
