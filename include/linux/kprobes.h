@@ -262,6 +262,7 @@ static inline bool kprobe_ftrace_ops_acts(struct kprobe_site *site,
  */
 static inline void kprobe_site_update_flux(struct kprobe_site *site)
 {
+	/* Pairs with the smp_load_acquire() of text_in_flux() (int3.c). */
 	smp_store_release(&site->in_flux,
 			  site->opt != KPROBE_OPT_NONE || site->jumped);
 }

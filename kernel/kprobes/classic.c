@@ -182,6 +182,7 @@ int jprobe_setjmp(struct kprobe *p, struct pt_regs *regs)
 {
 	return 0;
 }
+
 NOKPROBE_SYMBOL(jprobe_setjmp);
 
 int jprobe_enter(struct kprobe_site *site, struct kprobe *p,
@@ -189,6 +190,7 @@ int jprobe_enter(struct kprobe_site *site, struct kprobe *p,
 {
 	return 0;
 }
+
 NOKPROBE_SYMBOL(jprobe_enter);
 
 void jprobe_return(void)
@@ -233,6 +235,7 @@ bool is_kretprobe_trampoline(unsigned long addr)
 	return addr == (unsigned long)
 		dereference_kernel_function_descriptor(__kretprobe_trampoline);
 }
+
 NOKPROBE_SYMBOL(is_kretprobe_trampoline);
 
 /*
@@ -245,6 +248,7 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 {
 	return kretprobe_trampoline_handler(regs, frame_pointer);
 }
+
 NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
 #endif
 
@@ -259,6 +263,7 @@ int __weak kprobe_exceptions_notify(struct notifier_block *self,
 {
 	return NOTIFY_DONE;
 }
+
 NOKPROBE_SYMBOL(kprobe_exceptions_notify);
 
 static struct notifier_block die_chain_nb = {

@@ -771,6 +771,7 @@ static struct kunit_suite kprobes_return_jump_suite = {
 	.init = kpr_init,
 	.test_cases = kprobes_return_jump_cases,
 };
+
 kunit_test_suite(kprobes_return_jump_suite);
 
 MODULE_DESCRIPTION("KUnit tests of kretprobes and jprobes");

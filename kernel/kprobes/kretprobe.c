@@ -128,7 +128,7 @@ find_real_return(struct llist_node *node, void *fp)
  * back this way), and returns the real return address.
  */
 unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
-						      void *frame_pointer)
+						     void *frame_pointer)
 {
 	struct llist_node *node, *first = current->kretprobe_instances.first;
 	struct kretprobe_instance *ri, *last;
@@ -233,6 +233,7 @@ void kprobe_flush_task(struct task_struct *tk)
 		kprobe_busy_end();
 	preempt_enable();
 }
+
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
 static int init_instance(void *obj, void *context)

@@ -27,6 +27,7 @@ struct forbidden_module {
 	struct list_head	node;
 	struct module		*mod;
 };
+
 static LIST_HEAD(forbidden_modules);
 
 static void note_forbidden_text(struct module *mod)

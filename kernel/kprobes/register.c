@@ -191,7 +191,7 @@ static void site_update_arming(struct kprobe_site *site)
 	if (site->ftrace)
 		kprobe_ftrace_site_update(site, site_has_jprobe(site));
 	kprobe_site_set_armed(site, kprobes_all_armed &&
-				    kprobe_site_has_enabled(site));
+			      kprobe_site_has_enabled(site));
 	kprobe_site_update_opt(site);
 }
 
@@ -270,6 +270,7 @@ static void free_sites_work(struct work_struct *work)
 	}
 	mutex_unlock(&kprobe_mutex);
 }
+
 static DECLARE_WORK(sites_free_work, free_sites_work);
 
 static void site_tasks_rcu_done(struct rcu_head *head)
@@ -441,7 +442,7 @@ bool kprobe_is_registered(struct kprobe *p)
 	bool ret;
 
 	mutex_lock(&kprobe_mutex);
-	ret = kprobe_site_of(p) != NULL;
+	ret = kprobe_site_of(p);
 	mutex_unlock(&kprobe_mutex);
 	return ret;
 }
@@ -620,6 +621,7 @@ void dump_kprobe(struct kprobe *kp)
 	pr_err("kprobe at %pS (%s+%u), flags %#x, missed %lu\n", kp->addr,
 	       kp->symbol_name ?: "-", kp->offset, kp->flags, kp->nmissed);
 }
+
 NOKPROBE_SYMBOL(dump_kprobe);
 
 /*

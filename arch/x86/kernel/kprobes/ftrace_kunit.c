@@ -72,7 +72,9 @@ static void reset_counts(void)
 {
 	atomic_set(&pre_hits, 0);
 	atomic_set(&post_hits, 0);
-	pre_ip = post_ip = pre_arg = 0;
+	pre_ip = 0;
+	post_ip = 0;
+	pre_arg = 0;
 }
 
 /*
@@ -354,8 +356,6 @@ static void inside_fentry_call_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpft_fn(2), 7);
 }
 
-long kpo_plain(long x);	/* opt_kunit_targets.S: takes a jump */
-
 /*
  * While some site anywhere is jump-optimized, decoding reads every byte
  * through the sites it may lie under; an ftrace site's bytes are ftrace's
@@ -459,4 +459,5 @@ static struct kunit_suite kprobes_ftrace_suite = {
 	.name = "kprobes_ftrace",
 	.test_cases = kprobes_ftrace_cases,
 };
+
 kunit_test_suite(kprobes_ftrace_suite);

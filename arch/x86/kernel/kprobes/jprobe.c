@@ -50,7 +50,7 @@ void jprobe_return_to_hit(void);	/* jprobe_return.S */
 void notrace jprobe_return(void)
 {
 	if (unlikely(!raw_cpu_read(jprobe_entry_sp))) {
-		pr_emerg("kprobes: jprobe_return() outside a jprobe handler\n");
+		pr_emerg("kprobes: %s() outside a jprobe handler\n", __func__);
 		BUG();
 	}
 	jprobe_return_to_hit();

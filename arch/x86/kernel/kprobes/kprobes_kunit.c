@@ -21,7 +21,12 @@
 /* Set up for every case; kpt_rip_load() returns it. */
 long kpt_data;
 
-#define ADDR(i)		(kpt_points[i].fn + kpt_points[i].offset)
+static inline unsigned long kpt_addr(unsigned int i)
+{
+	return kpt_points[i].fn + kpt_points[i].offset;
+}
+
+#define ADDR(i)		kpt_addr(i)
 #define POINT(i)	((kprobe_opcode_t *)ADDR(i))
 
 /* What the handlers saw; reset by the suite's init. */
@@ -484,6 +489,7 @@ static noinline int kpt_nokprobe(int x)
 {
 	return x + 1;
 }
+
 NOKPROBE_SYMBOL(kpt_nokprobe);
 
 /* @kp must be refused with @err, leaving nothing registered. */
@@ -894,6 +900,7 @@ static struct kunit_suite kprobes_core_suite = {
 	.init = kprobes_kunit_init,
 	.test_cases = kprobes_core_cases,
 };
+
 kunit_test_suite(kprobes_core_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the Kprobes core");

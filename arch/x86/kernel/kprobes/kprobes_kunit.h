@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The functions of kprobes_kunit_targets.S, for the KUnit suite, and what
- * the x86 KUnit suites share.
+ * The functions of kprobes_kunit_targets.S and opt_kunit_targets.S, for
+ * the KUnit suites, and what the x86 KUnit suites share.
  */
 #ifndef _X86_KPROBES_KUNIT_H
 #define _X86_KPROBES_KUNIT_H
@@ -29,12 +29,28 @@ long kpt_loop(long n);
 long kpt_jrcxz(long x);
 long kpt_jmp_reg(long (*fn)(void));
 
+/* The targets of the optimization suite; see opt_kunit_targets.S. */
+extern long kpo_data;
+long kpo_plain(long x);
+long kpo_inject(long x);
+long kpo_rip(void);
+long kpo_jcc(long x);
+long kpo_stack(long x);
+long kpo_call(void);
+long kpo_ret(long x);
+long kpo_jump_in(long x);
+long kpo_indirect(long x, long y, void *z);
+long kpo_extable(long x, long *p);
+long kpo_short(long x);
+unsigned long kpo_sp(void);
+
 /* Indices into kpt_points[], in the order of the .S file. */
 enum {
 	KPT_POST, KPT_POST_NEXT, KPT_RIP, KPT_CALL, KPT_JMP, KPT_JCC,
 	KPT_JCC32, KPT_RET, KPT_PUSH, KPT_LEA, KPT_POP, KPT_CALLR, KPT_CALLM,
 	KPT_PUSHF, KPT_LOAD, KPT_LOAD_DONE, KPT_LOOP, KPT_JRCXZ, KPT_JMPR,
 };
+
 extern const struct kpt_point {
 	unsigned long fn, offset;
 } kpt_points[];

@@ -17,6 +17,7 @@ bool is_kretprobe_trampoline(unsigned long addr)
 {
 	return addr == (unsigned long)__kretprobe_trampoline;
 }
+
 NOKPROBE_SYMBOL(is_kretprobe_trampoline);
 
 /*

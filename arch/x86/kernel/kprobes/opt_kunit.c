@@ -19,20 +19,9 @@
 
 #include "kprobes_kunit.h"
 
+/* Read by kpo_rip(); the targets are declared in kprobes_kunit.h. */
 long kpo_data;
-long kpo_plain(long x);
-long kpo_inject(long x);
 ALLOW_ERROR_INJECTION(kpo_inject, ERRNO);
-long kpo_rip(void);
-long kpo_jcc(long x);
-long kpo_stack(long x);
-long kpo_call(void);
-long kpo_ret(long x);
-long kpo_jump_in(long x);
-long kpo_indirect(long x, long y, void *z);
-long kpo_extable(long x, long *p);
-long kpo_short(long x);
-unsigned long kpo_sp(void);
 
 static struct {
 	int pre, post, ret;
@@ -683,4 +672,5 @@ static struct kunit_suite kprobes_opt_suite = {
 	.init = opt_init,
 	.test_cases = opt_cases,
 };
+
 kunit_test_suite(kprobes_opt_suite);

@@ -341,7 +341,8 @@ static void state_changes_under_calls(struct kunit *test)
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
-	kp.addr = post.addr = nop_of(test, 0);
+	kp.addr = nop_of(test, 0);
+	post.addr = kp.addr;
 	next.addr = nop_of(test, 1);
 	atomic_set(&hammer_wrong, 0);
 	atomic_set(&hammer_calls, 0);
@@ -389,4 +390,5 @@ static struct kunit_suite kxp_suite = {
 	.init = kxp_init,
 	.test_cases = kxp_cases,
 };
+
 kunit_test_suite(kxp_suite);

@@ -54,6 +54,7 @@ static noinline int kbi_forbidden(int x)
 	asm volatile("" : "+r" (x));
 	return x + 1;
 }
+
 NOKPROBE_SYMBOL(kbi_forbidden);
 
 static atomic_t hits;
@@ -606,7 +607,8 @@ static const struct bad_case {
 	CASE(module_wrong_symbol, -ENOENT, "module:symbol of this module, no such symbol")
 	CASE(name_too_long, -ENOENT, "a symbol name longer than KSYM_NAME_LEN")
 	CASE(offset_past_end, -EINVAL, "symbol_name plus an offset past its end, into data")
-	CASE(addr_offset_past_end, -EILSEQ, "addr plus an offset past its function, inside an instruction")
+	CASE(addr_offset_past_end, -EILSEQ,
+	     "addr plus an offset past its function, inside an instruction")
 	CASE(inside_insn, -EILSEQ, "an address inside an instruction")
 	CASE(inside_insn_last, -EILSEQ, "the last byte of an instruction")
 	CASE(module_data, -EINVAL, "module data")

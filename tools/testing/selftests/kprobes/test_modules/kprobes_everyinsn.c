@@ -53,6 +53,7 @@ static int ev_pre(struct kprobe *p, struct pt_regs *regs)
 	atomic_long_inc(&funcs[pl->func].hits);
 	return 0;
 }
+
 NOKPROBE_SYMBOL(ev_pre);
 
 static ssize_t places_write(struct file *file, const char __user *buf,
@@ -197,9 +198,13 @@ static void clear_all(void)
 	free_places();
 	kvfree(text);
 	text = NULL;
-	text_len = text_size = 0;
-	nr_funcs = nr_places = 0;
-	accepted = batches_ok = batches_refused = 0;
+	text_len = 0;
+	text_size = 0;
+	nr_funcs = 0;
+	nr_places = 0;
+	accepted = 0;
+	batches_ok = 0;
+	batches_refused = 0;
 	memset(refused, 0, sizeof(refused));
 }
 

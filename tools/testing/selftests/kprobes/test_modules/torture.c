@@ -118,6 +118,7 @@ static int torture_pre(struct kprobe *p, struct pt_regs *regs)
 		atomic_long_inc(&n_opt_hits);
 	return 0;
 }
+
 NOKPROBE_SYMBOL(torture_pre);
 
 static void torture_post(struct kprobe *p, struct pt_regs *regs,
@@ -125,6 +126,7 @@ static void torture_post(struct kprobe *p, struct pt_regs *regs,
 {
 	atomic_long_inc(&n_post);
 }
+
 NOKPROBE_SYMBOL(torture_post);
 
 struct rp_data {
@@ -152,6 +154,7 @@ static int torture_rp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->target = rp ? target_of((unsigned long)rp->kp.addr) : -1;
 	return 0;
 }
+
 NOKPROBE_SYMBOL(torture_rp_entry);
 
 static int torture_rp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -170,6 +173,7 @@ static int torture_rp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	atomic_long_inc(&n_rp_hits);
 	return 0;
 }
+
 NOKPROBE_SYMBOL(torture_rp_ret);
 
 /* Never on ktt_helper, the one target called with other arguments. */
@@ -181,6 +185,7 @@ static unsigned long torture_jp_entry(unsigned long x)
 	jprobe_return();
 	return 0;
 }
+
 NOKPROBE_SYMBOL(torture_jp_entry);
 
 /* Readers. */
