@@ -62,27 +62,57 @@ enum kprobe_insn_kind {
 
 struct kprobe_func;
 
-/* The arch's view of a probed instruction (struct kprobe_site.ainsn). */
+/*
+ * The arch's view of a probed instruction (struct kprobe_site.ainsn).  The
+ * copies stand at fixed offsets of the slot, so a bit or an offset says
+ * where each is: every site carries this, and a smaller site is what
+ * keeps struct kprobe_site in a 192-byte slab object.
+ */
 struct arch_specific_insn {
-	kprobe_opcode_t	*insn;		/* the executable copy, or NULL */
+	kprobe_opcode_t	*insn;		/* the slot (step copy first), or NULL */
+	struct kprobe_func *func;	/* what its function says (func.c) */
+	s32		rel;		/* displacement of a relative transfer */
+	s32		disp;		/* displacement of an indirect operand */
 	u8		len;		/* length of the original instruction */
 	u8		kind;		/* enum kprobe_insn_kind */
 	u8		cc;		/* condition code of a jcc / loop opcode */
 	u8		modrm, sib, rex; /* operand of an indirect call/jmp */
-	s32		rel;		/* displacement of a relative transfer */
-	s32		disp;		/* displacement of an indirect operand */
 	u8		disp_rip;	/* the indirect operand is RIP-relative */
 	u16		imm;		/* ret imm16 */
 
-	/* Boosting and jump optimization (opt.c); fixed at preparation. */
-	kprobe_opcode_t	*boost;		/* copy + jmp back, or NULL */
-	kprobe_opcode_t	*post;		/* copy + post head + jmp, or NULL */
-	kprobe_opcode_t	*detour;	/* the detour, or NULL */
-	kprobe_opcode_t	*region_copy;	/* the detour's copy of the region */
+	/* Boosting and jump optimization (optimize.c); fixed at preparation. */
+	u8		fast;		/* KPROBE_HAS_BOOST | KPROBE_HAS_POST */
 	u8		region_len;	/* bytes the detour's copy stands for */
-	struct kprobe_func *func;	/* what its function says (func.c) */
+	u16		region_off;	/* the region copy in the slot; 0: no detour */
 	u8		saved[JMP32_INSN_SIZE]; /* the text a jump replaces */
 };
+
+#define KPROBE_HAS_BOOST	0x01	/* copy + jmp back at KPROBE_BOOST_OFFSET */
+#define KPROBE_HAS_POST		0x02	/* copy + post head + jmp back */
+
+/* The boost copy, or NULL. */
+static inline kprobe_opcode_t *kprobe_boost_copy(const struct arch_specific_insn *ai)
+{
+	return ai->fast & KPROBE_HAS_BOOST ? ai->insn + KPROBE_BOOST_OFFSET : NULL;
+}
+
+/* The post copy, or NULL. */
+static inline kprobe_opcode_t *kprobe_post_copy(const struct arch_specific_insn *ai)
+{
+	return ai->fast & KPROBE_HAS_POST ? ai->insn + KPROBE_POST_OFFSET : NULL;
+}
+
+/* The detour, or NULL when the site cannot be optimized. */
+static inline kprobe_opcode_t *kprobe_detour(const struct arch_specific_insn *ai)
+{
+	return ai->region_off ? ai->insn + KPROBE_DETOUR_OFFSET : NULL;
+}
+
+/* The detour's copy of the region; only when there is a detour. */
+static inline kprobe_opcode_t *kprobe_region_copy(const struct arch_specific_insn *ai)
+{
+	return ai->insn + ai->region_off;
+}
 
 /* Nesting depth of out-of-line executions on one CPU (NMI inside #BP...). */
 #define KPROBE_MAX_NEST		4

@@ -37,6 +37,13 @@
 
 #include "decode.h"
 
+/*
+ * Every probed address has a struct kprobe_site, most of them nothing
+ * else: keep it within a 192-byte slab object (which is why
+ * arch_specific_insn holds offsets into the slot, not pointers).
+ */
+static_assert(sizeof(struct kprobe_site) <= 192);
+
 /**
  * arch_adjust_kprobe_addr() - the address to probe for symbol + offset
  * @addr: start of the function
@@ -398,7 +405,7 @@ fail:
  * arch_prepare_kprobe_ftrace_site() - prepare a site at an ftrace location
  * @site: a new site at the fentry call of a function
  *
- * ftrace reaches its handlers (ftrace.c), so nothing is copied.  Only a
+ * ftrace reaches its handlers (ftrace_handler.c), so nothing is copied.  Only a
  * jprobe comes back through the int3 path, which then skips the call:
  * ftrace has already called every ops of the function on the way in.
  *

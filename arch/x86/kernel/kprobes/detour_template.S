@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The head of every detour, copied into the site's slot by opt.c.
+ * The head of every detour, copied into the site's slot by optimize.c.
  *
  * An optimized site jumps here instead of trapping, with the stack exactly
  * as at the probed instruction.  The head lays out a struct pt_regs below

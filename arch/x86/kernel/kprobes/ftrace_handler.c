@@ -30,7 +30,7 @@ static bool __kprobes kprobes_busy_here(void)
 
 /*
  * The usual case, a site with one probe and no post_handler (->single, as
- * the detour's, opt.c): run it without the list walk.  A pre_handler that
+ * the detour's, optimize.c): run it without the list walk.  A pre_handler that
  * returns non-zero has moved regs->ip, which then stands.  Return: false
  * when the site needs the general path.
  */

@@ -5,7 +5,7 @@
  * do_int3() calls kprobe_int3_handler() in NMI-like context: interrupts
  * off, not preemptible, RCU watching.  For the first int3 (the probe
  * itself) we run the pre_handlers, then either emulate the instruction,
- * send the CPU to a copy that jumps back by itself (opt.c), or send it to
+ * send the CPU to a copy that jumps back by itself (optimize.c), or send it to
  * the copy that ends in int3, with IF cleared.  The int3 behind the copy brings
  * us back here; we restore IF, put the CPU after the original instruction,
  * and run the post_handlers.
@@ -183,7 +183,7 @@ static bool __kprobes text_in_flux(struct kprobe_site *site)
 static int __kprobes leave_by_region(struct kprobe_site *site,
 				     struct pt_regs *regs)
 {
-	regs->ip = (unsigned long)site->ainsn.region_copy;
+	regs->ip = (unsigned long)kprobe_region_copy(&site->ainsn);
 	return 1;
 }
 
@@ -265,7 +265,7 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
  * the detour's copy of the region while a jmp may stand in the text
  * (text_in_flux()); with post_handlers, the post copy, which calls them on
  * the way back; else the region copy while no other site is inside it,
- * else the boost copy of the one instruction (opt.c).  The flags are
+ * else the boost copy of the one instruction (optimize.c).  The flags are
  * kprobe_mutex's to write; a stale read of ->stepped or ->posted only
  * picks another copy that is still there (slots outlive an RCU Tasks
  * grace period), and text_in_flux() is asked before any copy of the one
@@ -279,15 +279,15 @@ static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site)
 
 	/* The usual case first; the region copy is right whatever the text. */
 	if (!(stepped | posted) && READ_ONCE(site->region_clear) &&
-	    site->ainsn.detour)
-		return site->ainsn.region_copy;
+	    site->ainsn.region_off)
+		return kprobe_region_copy(&site->ainsn);
 	if (text_in_flux(site))
-		return site->ainsn.region_copy;
+		return kprobe_region_copy(&site->ainsn);
 	if (stepped)
 		return NULL;
 	if (posted)
-		return site->ainsn.post;
-	return site->ainsn.boost;
+		return kprobe_post_copy(&site->ainsn);
+	return kprobe_boost_copy(&site->ainsn);
 }
 
 /* The length of the nop at @p, or 0 if it is none of the kernel's. */

@@ -267,8 +267,7 @@ static int build_detour(struct kprobe_site *site, u8 *buf,
 		return ret;
 	if (region_owned_elsewhere(site) || check_function(site))
 		return -EINVAL;
-	site->ainsn.detour = (kprobe_opcode_t *)at;
-	site->ainsn.region_copy = (kprobe_opcode_t *)(at + head);
+	site->ainsn.region_off = KPROBE_DETOUR_OFFSET + head;
 	return KPROBE_DETOUR_OFFSET + head + ret;
 }
 
@@ -308,7 +307,7 @@ static int build_boost(struct kprobe_site *site, struct insn *insn,
 	if (len < 0)
 		return len;
 	put_jmp(b + len, at + len, (unsigned long)site->addr + len);
-	site->ainsn.boost = (kprobe_opcode_t *)at;
+	site->ainsn.fast |= KPROBE_HAS_BOOST;
 	return 0;
 }
 
@@ -335,7 +334,7 @@ static int build_post(struct kprobe_site *site, struct insn *insn,
 	    KPROBE_DETOUR_OFFSET)
 		return -E2BIG;
 	put_jmp(b + len + head, at + len + head, next);
-	site->ainsn.post = (kprobe_opcode_t *)at;
+	site->ainsn.fast |= KPROBE_HAS_POST;
 	return 0;
 }
 
@@ -357,7 +356,8 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 	u8 orig[MAX_INSN_SIZE];
 	struct insn first;
 
-	ai->boost = ai->post = ai->detour = ai->region_copy = NULL;
+	ai->fast = 0;
+	ai->region_off = 0;
 	ai->region_len = 0;
 	/* The bytes as built, even where other probes' int3s or jmps are. */
 	if (kprobe_decode_original((unsigned long)site->addr, &first, orig))
@@ -372,7 +372,7 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 	if (ret > 0) {
 		used = ret;
 	} else {
-		ai->detour = NULL;
+		ai->region_off = 0;
 		ai->region_len = 0;
 	}
 	return used;
@@ -381,7 +381,7 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 /* Bytes the detour stands for, 0 when the site cannot be optimized. */
 unsigned int arch_kprobe_region_len(struct kprobe_site *site)
 {
-	return site->ainsn.detour ? site->ainsn.region_len : 0;
+	return site->ainsn.region_off ? site->ainsn.region_len : 0;
 }
 
 /*
@@ -398,7 +398,7 @@ void arch_optimize_sites(struct list_head *sites)
 	mutex_lock(&text_mutex);
 	list_for_each_entry_safe(site, tmp, sites, opt_list) {
 		put_jmp(jmp, (unsigned long)site->addr,
-			(unsigned long)site->ainsn.detour);
+			(unsigned long)kprobe_detour(&site->ainsn));
 		text_poke_queue(site->addr, jmp, JMP32_INSN_SIZE, NULL);
 		site->jumped = true;
 		kprobe_site_update_flux(site);

@@ -56,6 +56,7 @@ static int now_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%llu\n", ktime_get_ns());
 }
+
 static const struct kernel_param_ops now_ops = { .get = now_get };
 module_param_cb(now, &now_ops, NULL, 0444);
 
@@ -145,8 +146,9 @@ static int traps_per_hit(struct kprobe *p)
 		if (site->stepped)
 			return 2;
 		if (site->posted)
-			return site->ainsn.post ? 1 : 2;
-		if (site->ainsn.boost || (site->region_clear && site->ainsn.detour))
+			return kprobe_post_copy(&site->ainsn) ? 1 : 2;
+		if (kprobe_boost_copy(&site->ainsn) ||
+		    (site->region_clear && kprobe_detour(&site->ainsn)))
 			return 1;	/* boosted */
 		return 2;
 	}
@@ -483,6 +485,7 @@ static int hits_get(char *buf, const struct kernel_param *kp)
 		hits += per_cpu(held_hits, cpu);
 	return sysfs_emit(buf, "%lu\n", hits);
 }
+
 static const struct kernel_param_ops hits_ops = { .get = hits_get };
 module_param_cb(hits_held, &hits_ops, NULL, 0444);
 
