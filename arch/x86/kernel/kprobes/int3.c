@@ -176,6 +176,7 @@ static bool __kprobes emulated(struct kprobe_site *site)
  */
 static bool __kprobes text_in_flux(struct kprobe_site *site)
 {
+	/* Pairs with the release of kprobe_site_update_flux(). */
 	return smp_load_acquire(&site->in_flux);
 }
 
@@ -308,7 +309,7 @@ static unsigned int __kprobes patched_nop_len(const u8 *p)
 	return 0;
 }
 
-/* static_call's "return 0" in place of a call: cs cs cs xor %eax,%eax. */
+/* static_call's "return 0" in place of a call: three cs prefixes, xor %eax. */
 static bool __kprobes is_static_call_return0(const u8 *p)
 {
 	return p[0] == 0x2e && p[1] == 0x2e && p[2] == 0x2e &&
