@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Assemble the kernel tree we build: the pinned base, minus upstream's
-# Kprobes implementation, plus our overlay, plus patches/.
+# Assemble the kernel tree we build: the pinned base, then the patch
+# series of patches/series, one commit per patch.  patches/series says
+# which patch adds each overlay file, which applies each patches/*.patch
+# (changes to the base's own files) and which deletes upstream's
+# implementation; patches/msg/<name> is each patch's message.
 #
 # The tree lives in $BUILD/src as a git repository.  The tag "base" is the
-# pristine source.  The assembled state is built as commits in a scratch
-# index (no work tree involved) and then checked out; git only rewrites the
-# files that differ from the previous assembly, so kbuild sees unchanged
-# mtimes everywhere else and rebuilds incrementally.
+# pristine source.  The series is built as commits in a scratch index (no
+# work tree involved) and then checked out as the branch "assembled"; git
+# only rewrites the files that differ from the previous assembly, so
+# kbuild sees unchanged mtimes everywhere else and rebuilds incrementally.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -19,17 +22,9 @@ TARBALL=/usr/src/linux-source-6.12.tar.xz
 # Directories of the repository that mirror the kernel tree.
 OVERLAY_DIRS="arch include kernel samples Documentation tools/testing/selftests/kprobes"
 
-# Upstream's implementation: deleted so that nothing of it is compiled.
-UPSTREAM_FILES="
-kernel/kprobes.c
-include/linux/kprobes.h
-arch/x86/include/asm/kprobes.h
-arch/x86/kernel/kprobes
-samples/kprobes
-Documentation/trace/kprobes.rst
-"
-
-export GIT_AUTHOR_NAME="Kprobes assembly" GIT_AUTHOR_EMAIL="kprobes@localhost"
+# The project's identity: every patch is its own work.
+export GIT_AUTHOR_NAME="Seed c91b7ce1 maintainers"
+export GIT_AUTHOR_EMAIL="maintainers@users.noreply.a-seed-c91b7ce1.example"
 export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME" GIT_COMMITTER_EMAIL="$GIT_AUTHOR_EMAIL"
 # Fixed dates keep commit ids stable when nothing changed.
 export GIT_AUTHOR_DATE="2024-11-17T00:00:00Z" GIT_COMMITTER_DATE="2024-11-17T00:00:00Z"
@@ -64,35 +59,38 @@ commit() {	# commit <parent> <message>: commit the scratch index
 	g commit-tree "$tree" -p "$1" -m "$2"
 }
 
-for f in $UPSTREAM_FILES; do
-	g rm -r -q -f --cached --ignore-unmatch -- "$f" >/dev/null
-done
-head=$(commit base "kprobes: remove the upstream implementation
-
-Our own Kprobes core replaces these files; nothing of them is built.")
-
 # Tracked and not-yet-committed overlay files alike, so that a work tree
 # builds what it holds.
 cd "$top"
-git ls-files -c -o --exclude-standard -- $OVERLAY_DIRS | while read -r f; do
-	[ -f "$f" ] || continue
-	mode=100644
-	[ -x "$f" ] && mode=100755
-	blob=$(git -C "$src" hash-object -w -- "$top/$f")
-	echo "$mode $blob	$f"
-done | g update-index --index-info
-head=$(commit "$head" "kprobes: add an independent Kprobes implementation
+overlay=$BUILD/assemble.files
+env -u GIT_INDEX_FILE git ls-files -c -o --exclude-standard -- $OVERLAY_DIRS |
+	while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done |
+	sort -u > "$overlay"
+python3 "$top/tools/testing/kprobes/series.py" plan "$top/patches" "$overlay" \
+	> "$BUILD/assemble.plan"
 
-The generic core in kernel/kprobes/, the x86-64 part in
-arch/x86/kernel/kprobes/, the samples, the documentation and the tests.")
+add_file() {	# add_file <overlay path>: into the scratch index
+	local mode=100644 blob
+	[ -x "$top/$1" ] && mode=100755
+	blob=$(git -C "$src" hash-object -w -- "$top/$1")
+	printf '%s %s\t%s\n' "$mode" "$blob" "$1" | g update-index --index-info
+}
 
-while read -r p; do
-	case "$p" in ''|'#'*) continue ;; esac
-	subj=$(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$top/patches/$p" | head -n1)
-	g apply --cached --whitespace=nowarn "$top/patches/$p" ||
-		{ echo "assemble: patches/$p does not apply" >&2; exit 1; }
-	head=$(commit "$head" "${subj:-$p}")
-done < "$top/patches/series"
+# The plan: "patch <name>", then its steps, then "commit".
+head=$(g rev-parse base)
+while read -r op arg; do
+	case "$op" in
+	patch)	name=$arg ;;
+	delete)	# The base's own files there, not ours added before.
+		g ls-tree -r --name-only base -- "$arg" |
+			xargs -r git -C "$src" rm -q -f --cached -- >/dev/null ;;
+	add)	add_file "$arg" ;;
+	diff)	g apply --cached --whitespace=nowarn "$top/patches/$arg" ||
+			{ echo "assemble: patches/$arg does not apply" >&2; exit 1; } ;;
+	commit)	head=$(commit "$head" "$(python3 "$top/tools/testing/kprobes/series.py" \
+			message "$top/patches" "$name")") ;;
+	esac
+done < "$BUILD/assemble.plan"
 
 unset GIT_INDEX_FILE
 if [ "$(g rev-parse -q --verify HEAD || true)" != "$head" ]; then

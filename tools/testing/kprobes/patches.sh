@@ -1,30 +1,195 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Write the assembled tree as a git format-patch series on the pristine
-# base (build/patches/), then prove it: `git am` it onto a fresh checkout
-# of the base and compare the resulting tree with the assembled one.
+# make patches: write the series of patches/series as git format-patch
+# files on the pristine base (build/patches/, with the cover letter of
+# patches/cover-letter as patch 0), then check it:
+#   1. it applies with git am onto a fresh checkout of the base and gives
+#      exactly the assembled tree;
+#   2. scripts/checkpatch.pl --strict on each patch: no error, and no
+#      warning unless the patch's message says why (a paragraph starting
+#      "checkpatch:");
+#   3. every step builds and boots: each kernel of make check (test,
+#      tracing), configured from its fragments at that step, built
+#      incrementally in build/obj-series-<kernel>, booted under QEMU to an
+#      /init that prints a line and powers off; after the switch to the
+#      new core that /init also reads /sys/kernel/debug/kprobes/list.  The
+#      last step must have every option of the fragments, as make check's
+#      kernels do (SERIES_BUILD=0 skips all of 3).
+# Prints one line per patch: its size, checkpatch totals, build results.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
+T=$top/tools/testing/kprobes
+. "$T/kernels.sh"
 src=$BUILD/src
 out=$BUILD/patches
 check=$BUILD/am-check
+steps=$BUILD/series-src
+KERNELS=${SERIES_KERNELS:-test tracing}
+g() { git -C "$src" "$@"; }
 
 rm -rf "$out"
-git -C "$src" format-patch -q -o "$out" base..assembled
-echo "patches: $(ls "$out" | wc -l) patches in $out"
+g format-patch -q --cover-letter -o "$out" base..assembled
+# The cover letter: subject and blurb from patches/cover-letter.
+cover=$(ls "$out"/0000-*.patch)
+python3 - "$cover" "$top/patches/cover-letter" <<'PY'
+import sys
+cover, src = sys.argv[1], sys.argv[2]
+subject, _, blurb = open(src).read().partition("\n")
+text = open(cover).read()
+text = text.replace("*** SUBJECT HERE ***", subject.strip())
+text = text.replace("*** BLURB HERE ***", blurb.strip("\n"))
+open(cover, "w").write(text)
+PY
+n=$(ls "$out" | grep -vc '^0000-')
+echo "patches: $n patches and a cover letter in $out"
 
-git -C "$src" worktree remove --force "$check" 2>/dev/null || rm -rf "$check"
-git -C "$src" worktree prune
-git -C "$src" worktree add -q --detach "$check" base
-git -C "$check" -c user.name=check -c user.email=check@localhost am -q "$out"/*.patch
-want=$(git -C "$src" rev-parse 'assembled^{tree}')
+# 1. git am onto the pristine base.
+g worktree remove --force "$check" 2>/dev/null || rm -rf "$check"
+g worktree prune
+g worktree add -q --detach "$check" base
+git -C "$check" -c user.name=check -c user.email=check@localhost \
+	am -q $(ls "$out"/*.patch | grep -v '/0000-')
+want=$(g rev-parse 'assembled^{tree}')
 got=$(git -C "$check" rev-parse 'HEAD^{tree}')
-git -C "$src" worktree remove --force "$check"
+g worktree remove --force "$check"
 if [ "$want" != "$got" ]; then
 	echo "patches: the series does not reproduce the assembled tree" >&2
 	exit 1
 fi
-echo "patches: the series applies with git am onto the pristine base"
+echo "patches: the series applies with git am onto the pristine base and gives the assembled tree"
+
+# 2. checkpatch, per patch.
+fail=0
+declare -A cp_line
+for p in "$out"/*.patch; do
+	base=$(basename "$p")
+	case "$base" in 0000-*) continue ;; esac
+	res=$("$src/scripts/checkpatch.pl" --strict --no-tree "$p" 2>/dev/null || true)
+	tot=$(echo "$res" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p')
+	set -- $tot
+	e=${1:-?} w=${2:-?} c=${3:-?}
+	echo "$res" > "$out/${base%.patch}.checkpatch"
+	note=
+	if [ "$e" != 0 ]; then
+		note=" FAIL: errors"
+		fail=1
+	elif [ "$w" != 0 ] && ! sed -n '/^---$/q;p' "$p" | grep -q '^checkpatch:'; then
+		note=" FAIL: warnings the message does not explain"
+		fail=1
+	fi
+	cp_line[$base]="checkpatch $e errors, $w warnings, $c checks$note"
+done
+
+# 3. Every step builds and boots, each kernel of make check.
+declare -A built
+
+# A minimal initramfs: /init says it is up, shows whether Kprobes' debugfs
+# list is there, and powers off.
+boot_initrd() {
+	local root=$BUILD/series-initrd
+	rm -rf "$root"
+	mkdir -p "$root/bin" "$root/proc" "$root/sys"
+	cp "${BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
+	cat > "$root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+/bin/busybox mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+if [ -e /sys/kernel/debug/kprobes/list ]; then
+	echo "series-boot: up, kprobes list readable"
+	/bin/busybox cat /sys/kernel/debug/kprobes/list > /dev/null
+else
+	echo "series-boot: up, no kprobes list"
+fi
+/bin/busybox poweroff -f
+INIT
+	chmod +x "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet) > "$BUILD/series-initrd.cpio"
+}
+
+# step_boots <obj> <log> <after switch>: the kernel reaches /init.
+step_boots() {
+	timeout --foreground 300 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 512 \
+		-nographic -no-reboot -kernel "$1/arch/x86/boot/bzImage" \
+		-initrd "$BUILD/series-initrd.cpio" \
+		-append "console=ttyS0 panic=-1" < /dev/null > "$2" 2>&1 || true
+	if [ "$3" = 1 ]; then
+		grep -q '^series-boot: up, kprobes list readable' "$2"
+	else
+		grep -q '^series-boot: up' "$2"
+	fi
+}
+
+if [ "${SERIES_BUILD:-1}" = 1 ]; then
+	boot_initrd
+	switch=$(g log --format=%H --grep='^kprobes: Switch to the new implementation' base..assembled)
+	after=0
+	if [ ! -e "$steps/.git" ]; then
+		g worktree prune
+		g worktree add -q --detach "$steps" base
+	fi
+	i=0
+	for c in $(g rev-list --reverse base..assembled); do
+		i=$((i + 1))
+		git -C "$steps" checkout -q -f "$c"
+		[ "$c" = "$switch" ] && after=1
+		for k in $KERNELS; do
+			obj=$BUILD/obj-series-$k
+			log=$obj/step-$i.log
+			mkdir -p "$obj"
+			frags=
+			for f in $(kernel_configs "$k"); do frags="$frags $top/configs/$f.config"; done
+			# The fragments as this step's Kconfig reads them: options it
+			# does not have yet drop out (no "did not stick" check here).
+			if ( make -s -C "$steps" O="$obj" ARCH=x86_64 tinyconfig &&
+			     "$steps/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags &&
+			     make -s -C "$steps" O="$obj" ARCH=x86_64 olddefconfig &&
+			     make -s -C "$steps" O="$obj" ARCH=x86_64 -j"$(nproc)" bzImage modules ) > "$log" 2>&1; then
+				if step_boots "$obj" "$obj/step-$i.boot" $after; then
+					built[$i]="${built[$i]:-} $k ok"
+				else
+					built[$i]="${built[$i]:-} $k BOOT FAILED ($obj/step-$i.boot)"
+					fail=1
+				fi
+			else
+				built[$i]="${built[$i]:-} $k FAILED ($log)"
+				fail=1
+			fi
+		done
+		echo "patches: step $i built and booted:${built[$i]}"
+	done
+	# The last step is make check's kernels: every option stuck.
+	for k in $KERNELS; do
+		for f in $(kernel_configs "$k"); do
+			grep '^CONFIG_.*=' "$top/configs/$f.config" | while read -r line; do
+				grep -qxF "$line" "$BUILD/obj-series-$k/.config" ||
+					echo "patches: $k: $line did not stick at the last step" >&2
+			done
+		done
+	done 2>&1 | tee "$BUILD/series-config.err" >&2
+	[ -s "$BUILD/series-config.err" ] && fail=1
+	if [ -z "$switch" ]; then
+		echo "patches: no patch 'kprobes: Switch to the new implementation'" >&2
+		fail=1
+	fi
+fi
+
+# The summary, one line per patch.
+echo "patches: the series"
+i=0
+for p in "$out"/*.patch; do
+	base=$(basename "$p")
+	case "$base" in 0000-*) continue ;; esac
+	i=$((i + 1))
+	lines=$(grep -c '^[+-][^+-]' "$p" || true)
+	printf '  %-60s %6s lines  %s%s\n' "${base%.patch}" "$lines" "${cp_line[$base]}" \
+		"${built[$i]:+, built and booted:${built[$i]}}"
+done
+if [ $fail -ne 0 ]; then
+	echo "patches: FAILED (checkpatch reports in $out/*.checkpatch, build logs in build/obj-series-*)" >&2
+	exit 1
+fi
+echo "patches: all checks passed"
