@@ -83,13 +83,12 @@ int arch_prepare_kprobe_site(struct kprobe_site *site);
  */
 void arch_remove_kprobe_site(struct kprobe_site *site);
 /*
- * Mandatory, kprobe_mutex held.  No probe will be prepared at @site again:
- * its last probe left (it is leaving the hash), or its text went away (a
- * module left, init text was freed).  Drop what was learnt from its text
- * for the preparation of sites; the copies stay until
- * arch_remove_kprobe_site().  May be called twice.
+ * Mandatory, kprobe_mutex held.  Text changed hands: a module comes or
+ * left, or its or the kernel's init text is about to be freed.  Forget
+ * whatever was learnt from text for preparing sites, since other code may
+ * now be at the same addresses; sites in text that went are gone first.
  */
-void arch_kprobe_site_retire(struct kprobe_site *site);
+void arch_kprobe_text_gone(void);
 /*
  * Mandatory, registration context.  Write the breakpoint (site->armed) or
  * the original byte of every site on @queue (linked by ->poke), emptying

@@ -118,8 +118,8 @@ void arch_remove_kprobe_site(struct kprobe_site *site)
 	arch_remove_kprobe(&site->aggr);
 }
 
-/* The arch's copy stays until the site is freed; nothing was learnt. */
-void arch_kprobe_site_retire(struct kprobe_site *site)
+/* The arch's code keeps nothing learnt from text beyond its probes. */
+void arch_kprobe_text_gone(void)
 {
 }
 

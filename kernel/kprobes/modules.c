@@ -118,6 +118,12 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	if (val == MODULE_STATE_COMING) {
 		mutex_lock(&kprobe_mutex);
 		note_forbidden_text(mod);
+		/*
+		 * A module whose load failed after COMING was set, before
+		 * this notifier, was never announced GOING: nothing learnt
+		 * from its text may describe this one's.
+		 */
+		arch_kprobe_text_gone();
 		mutex_unlock(&kprobe_mutex);
 		return NOTIFY_DONE;
 	}
@@ -137,6 +143,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 			    within_module_init(addr, mod))
 			kprobe_site_gone(site);
 	}
+	arch_kprobe_text_gone();
 	mutex_unlock(&kprobe_mutex);
 	return NOTIFY_DONE;
 }

@@ -637,6 +637,7 @@ void kprobe_free_init_mem(void)
 	list_for_each_entry(site, &kprobe_sites, all)
 		if (!site->gone && is_kernel_inittext((unsigned long)site->addr))
 			kprobe_site_gone(site);
+	arch_kprobe_text_gone();
 	mutex_unlock(&kprobe_mutex);
 }
 

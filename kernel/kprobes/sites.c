@@ -42,7 +42,6 @@ void kprobe_site_insert(struct kprobe_site *site)
 void kprobe_site_unhash(struct kprobe_site *site)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	arch_kprobe_site_retire(site);
 	if (!site->gone)
 		hash_del_rcu(&site->node);
 }
@@ -63,7 +62,6 @@ void kprobe_site_gone(struct kprobe_site *site)
 	kprobe_site_opt_gone(site);
 	if (site->ftrace)
 		kprobe_ftrace_site_gone(site);
-	arch_kprobe_site_retire(site);
 	hash_del_rcu(&site->node);
 	list_for_each_entry(p, &site->probes, list)
 		p->flags |= KPROBE_FLAG_GONE;

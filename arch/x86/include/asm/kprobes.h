@@ -70,7 +70,7 @@ struct kprobe_func;
  */
 struct arch_specific_insn {
 	kprobe_opcode_t	*insn;		/* the slot (step copy first), or NULL */
-	struct kprobe_func *func;	/* what its function says (func.c) */
+	struct kprobe_func *func;	/* its function, while it is prepared */
 	s32		rel;		/* displacement of a relative transfer */
 	s32		disp;		/* displacement of an indirect operand */
 	u8		len;		/* length of the original instruction */

@@ -175,7 +175,7 @@ int kprobe_decode_original(unsigned long addr, struct insn *insn, u8 *buf)
 
 /*
  * A probe sits only on an instruction boundary of its function, which the
- * function's record knows (func.c; the site keeps its reference); decode
+ * function's record knows (func.c; held until the preparation ends); decode
  * the instruction at the site into @insn, its bytes into @buf.
  */
 static int decode_at_boundary(struct kprobe_site *site, struct insn *insn,
@@ -365,37 +365,39 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 
 	ret = decode_at_boundary(site, &insn, buf);
 	if (ret)
-		goto fail;
+		goto out;
 	ret = classify(&insn, ai);
 	if (ret)
-		goto fail;
+		goto out;
 	/*
 	 * BUG() and WARN() are ud2 on x86, which classify() refuses: no
 	 * find_bug(), which walks the whole bug table.
 	 */
 	ret = -EINVAL;
 	if (kprobe_text_owned_elsewhere(site->addr, insn.length))
-		goto fail;
+		goto out;
 
 	ai->len = insn.length;
 	site->opcode = buf[0];
+	ret = 0;
 	if (ai->kind != KPROBE_INSN_STEP && ai->kind != KPROBE_INSN_STEP_PUSHF)
-		return 0;	/* emulated: no copy */
+		goto out;	/* emulated: no copy */
 
 	ret = -ENOMEM;
 	slot = kprobe_slot_alloc();
 	if (!slot)
-		goto fail;
+		goto out;
 	ret = build_copy(site, &insn, buf, slot);
 	if (ret) {
 		kprobe_slot_free(slot);
-		goto fail;
+		goto out;
 	}
-	ret = kprobe_prepare_fast_paths(site, &insn, buf, slot);
-	text_poke_copy(slot, buf, ret);
+	text_poke_copy(slot, buf, kprobe_prepare_fast_paths(site, &insn, buf,
+							    slot));
 	ai->insn = slot;
-	return 0;
-fail:
+	ret = 0;
+out:
+	/* Only the preparation asks the function's record. */
 	kprobe_func_put(ai->func);
 	ai->func = NULL;
 	return ret;
@@ -432,14 +434,12 @@ void arch_remove_kprobe_site(struct kprobe_site *site)
 }
 
 /**
- * arch_kprobe_site_retire() - no probe will be prepared at a site again
- * @site: a site leaving the hash, or whose text went away
+ * arch_kprobe_text_gone() - text went away
  *
- * Its function's record goes with the function's last site, and never
- * outlives the text it describes.  Context: kprobe_mutex held.
+ * Forget the functions decoded for preparing sites (func.c): other code
+ * may come to the same addresses.  Context: kprobe_mutex held.
  */
-void arch_kprobe_site_retire(struct kprobe_site *site)
+void arch_kprobe_text_gone(void)
 {
-	kprobe_func_put(site->ainsn.func);
-	site->ainsn.func = NULL;
+	kprobe_func_forget();
 }

@@ -19,6 +19,7 @@ unsigned long kprobe_relative_target(struct insn *insn, unsigned long ip);
 /* What a function's instructions say, decoded once (func.c); kprobe_mutex. */
 struct kprobe_func *kprobe_func_get(unsigned long addr);
 void kprobe_func_put(struct kprobe_func *f);
+void kprobe_func_forget(void);
 int kprobe_func_boundary(struct kprobe_func *f, unsigned long addr);
 int kprobe_func_may_jump(struct kprobe_func *f, unsigned long addr,
 			 unsigned int len);

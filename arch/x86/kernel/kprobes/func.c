@@ -14,10 +14,15 @@
  * and whether anything rules out a jump anywhere in it.  Later sites of
  * the same function read the record.
  *
- * A record lives while sites of its function hold it: each site takes a
- * reference at preparation and drops it when it is freed, or as soon as
- * its text goes away (a module unloading, init text freed), so that a
- * function that comes back at the same address is decoded afresh.
+ * A record is only needed while sites are prepared: each preparation
+ * takes a reference and drops it when done.  Records nobody holds stay in
+ * a small cache, the most recently used FUNC_IDLE_MAX of them, so that
+ * the probes of one function registered one by one decode it once, while
+ * a thousand probes on a thousand functions keep no record each: the
+ * records went with their sites before, some 200 bytes per probe.  Text
+ * that goes away (a module, its init text, the kernel's) empties the
+ * cache (kprobe_func_forget()), so that a function that comes back at the
+ * same address is decoded afresh.
  *
  * The text a record describes is the kernel as built: our own int3s and
  * jumps are read through (decode.c), and whatever else patches a function
@@ -43,18 +48,24 @@
 
 struct kprobe_func {
 	struct hlist_node node;		/* in func_hash */
+	struct list_head idle;		/* in func_idle while ->users == 0 */
 	unsigned long	start;		/* the function's first byte */
 	unsigned int	size;		/* its length, from kallsyms */
 	unsigned int	decoded;	/* bytes decoded: all but an undecodable tail */
-	unsigned int	users;		/* sites holding the record */
+	unsigned int	users;		/* preparations holding the record */
 	int		no_jump;	/* 0, or why no region may take a jump */
 	unsigned int	nr_targets;
 	u32		*targets;	/* sorted offsets, into the same block */
 	unsigned long	bounds[];	/* bit n: an instruction starts at n */
 };
 
-#define FUNC_HASH_BITS	8
+#define FUNC_HASH_BITS	5
 static DEFINE_HASHTABLE(func_hash, FUNC_HASH_BITS);
+
+/* Records no preparation holds, least recently used first. */
+#define FUNC_IDLE_MAX	32
+static LIST_HEAD(func_idle);
+static unsigned int nr_idle;
 
 /**
  * kprobe_relative_target() - where a relative jmp, jcc, call or loop goes
@@ -240,12 +251,15 @@ struct kprobe_func *kprobe_func_get(unsigned long addr)
 	    size > U32_MAX)
 		return ERR_PTR(-EINVAL);
 	/*
-	 * No record can describe other code at this place: records go
-	 * with their sites' text (kprobe_func_put() at gone).
+	 * No record can describe other code at this place: text that goes
+	 * empties the cache first (kprobe_func_forget()).
 	 */
 	f = func_find(addr - offset, size);
 	if (f) {
-		f->users++;
+		if (!f->users++) {
+			list_del(&f->idle);
+			nr_idle--;
+		}
 		return f;
 	}
 	sc = scratch_alloc(size);
@@ -280,18 +294,41 @@ struct kprobe_func *kprobe_func_get(unsigned long addr)
 	return f;
 }
 
+static void func_free(struct kprobe_func *f)
+{
+	list_del(&f->idle);
+	nr_idle--;
+	hash_del(&f->node);
+	kvfree(f);
+}
+
 /**
  * kprobe_func_put() - drop a reference taken by kprobe_func_get()
  * @f: the record, or NULL
  *
- * Context: kprobe_mutex held.
+ * The record stays cached, the oldest idle one goes when there are too
+ * many.  Context: kprobe_mutex held.
  */
 void kprobe_func_put(struct kprobe_func *f)
 {
 	if (!f || --f->users)
 		return;
-	hash_del(&f->node);
-	kvfree(f);
+	list_add_tail(&f->idle, &func_idle);
+	if (++nr_idle > FUNC_IDLE_MAX)
+		func_free(list_first_entry(&func_idle, struct kprobe_func, idle));
+}
+
+/**
+ * kprobe_func_forget() - text went away: drop every cached record
+ *
+ * Context: kprobe_mutex held, so no preparation holds a record.
+ */
+void kprobe_func_forget(void)
+{
+	struct kprobe_func *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, &func_idle, idle)
+		func_free(f);
 }
 
 /**
