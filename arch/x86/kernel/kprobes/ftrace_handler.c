@@ -29,24 +29,35 @@ static bool __kprobes kprobes_busy_here(void)
 }
 
 /*
- * The usual case, a site with one probe and no post_handler (->single, as
- * the detour's, optimize.c): run it without the list walk.  A pre_handler that
- * returns non-zero has moved regs->ip, which then stands.  Return: false
- * when the site needs the general path.
+ * The usual case, a site with one probe with a pre_handler and no jprobe
+ * (->single, as the detour's, optimize.c): run it without the list walk,
+ * then the post_handlers (of that probe or of others) if the site has
+ * any.  A pre_handler that returns non-zero has moved regs->ip, which then
+ * stands, and no post_handler runs.  Return: false when the site needs
+ * the general path.
  */
 static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
 						struct pt_regs *regs,
+						unsigned long ip,
 						unsigned long orig_ip)
 {
 	struct kprobe *p = rcu_dereference_sched(site->single);
 
-	if (!p || READ_ONCE(site->posted))
+	if (!p)
 		return false;
 	__this_cpu_write(current_kprobe, p);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-	if (!p->pre_handler(p, regs))
-		instruction_pointer_set(regs, orig_ip);
-	reset_current_kprobe();
+	if (p->pre_handler(p, regs)) {
+		reset_current_kprobe();
+		return true;
+	}
+	if (READ_ONCE(site->posted)) {
+		instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
+		kprobe_site_post_handlers(site, regs);
+	} else {
+		reset_current_kprobe();
+	}
+	instruction_pointer_set(regs, orig_ip);
 	return true;
 }
 
@@ -83,7 +94,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	orig_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
-	if (ftrace_single_probe(site, regs, orig_ip))
+	if (ftrace_single_probe(site, regs, ip, orig_ip))
 		goto out_irq;
 	/* Only the IPMODIFY ops keeps others from moving ip under a jprobe. */
 	if (kprobe_site_pre_handlers(site, regs, ipmodify)) {

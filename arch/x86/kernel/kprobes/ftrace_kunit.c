@@ -111,6 +111,38 @@ static void entry_probe_goes_through_ftrace(struct kunit *test)
 	KUNIT_EXPECT_NE(test, *addr, (kprobe_opcode_t)INT3_INSN_OPCODE);
 }
 
+/*
+ * One probe with a pre_handler and another with only a post_handler: the
+ * lone pre_handler's shortcut (ftrace_handler.c) still runs the other
+ * probe's post_handler, past the call.
+ */
+static void post_handler_of_another_probe(struct kunit *test)
+{
+	kprobe_opcode_t *addr = target_entry(test);
+	struct kprobe pre = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.pre_handler = count_pre,
+	};
+	struct kprobe post = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.post_handler = count_post,
+	};
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&pre), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&post), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&post_hits), 1);
+	KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)addr + CALL_INSN_SIZE);
+	KUNIT_EXPECT_PTR_EQ(test, kprobe_running(), NULL);
+	unregister_kprobe(&post);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&post_hits), 1);
+	unregister_kprobe(&pre);
+}
+
 static atomic_t ret_hits, entry_hits;
 static long ret_value;
 
@@ -444,6 +476,7 @@ static void jprobe_excludes_other_ipmodify(struct kunit *test)
 
 static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(entry_probe_goes_through_ftrace),
+	KUNIT_CASE(post_handler_of_another_probe),
 	KUNIT_CASE(kretprobe_at_ftrace_entry),
 	KUNIT_CASE(pre_handler_redirects_at_ftrace_site),
 	KUNIT_CASE(jprobe_at_ftrace_entry),
