@@ -16,6 +16,8 @@ ORDER = ['kprobe', 'kprobe_mid', 'kprobe_event', 'kprobe_int3', 'kprobe_post', '
          'time_to_optimized_wall',
          'single_register_1000', 'single_unregister_1000',
          'batch_register_1000', 'batch_unregister_1000',
+         'ftrace_floor', 'ftrace_floor_sites', 'ftrace_floor_register',
+         'ftrace_floor_unregister',
          'batch_1000_bytes_per_probe', 'every_function_count',
          'every_function_register', 'every_function_optimized',
          'every_function_workload', 'every_function_workload_unprobed',

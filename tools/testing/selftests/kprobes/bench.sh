@@ -135,7 +135,7 @@ run)
 	all=$3
 	hits=${4:-100000}
 	[ -e $OPT ] && echo 1 > $OPT
-	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch \
+	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch,ftrace_floor \
 		syms="$syms" hits="$hits"
 	event "$hits"
 	[ -e $OPT ] && echo 0 > $OPT

@@ -36,6 +36,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/delay.h>
+#include <linux/ftrace.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <asm/text-patching.h>
@@ -461,6 +462,96 @@ out:
 	vfree(buf);
 }
 
+#ifdef CONFIG_DYNAMIC_FTRACE
+/*
+ * "ftrace_floor": what ftrace itself costs a probe registered or removed
+ * singly at an ftrace location, whichever Kprobes runs on top: one filter
+ * update of an ftrace_ops (which patches the call site) per probe, on the
+ * addresses the registration list's probes resolve to.  Both kernels'
+ * single registrations there pay at least this.
+ */
+static void kpb_ftrace_nop(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops kpb_floor_ops = {
+	.func = kpb_ftrace_nop,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+
+static void bench_ftrace_floor(void)
+{
+	unsigned long *ips;
+	struct kprobe **ptrs;
+	struct kprobe *kps;
+	u64 t0, t_reg, t_unreg;
+	int i, n, nr = 0, left, ret = 0;
+	char *buf;
+
+	kps = load_symbols(&n, &buf);
+	if (IS_ERR(kps)) {
+		pr_info("kpbench: ftrace_floor n/a cannot read %s\n", syms);
+		return;
+	}
+	ptrs = vcalloc(n, sizeof(*ptrs));
+	ips = vcalloc(n, sizeof(*ips));
+	for (i = 0; ptrs && i < n; i++)
+		ptrs[i] = &kps[i];
+	reset_probes(kps, n);
+	/* The addresses the probes resolve to, untimed. */
+	if (!ptrs || !ips || register_kprobes(ptrs, n)) {
+		pr_info("kpbench: ftrace_floor n/a registration failed\n");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		ips[i] = (unsigned long)kps[i].addr;
+	unregister_kprobes(ptrs, n);
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < n && !ret; i++) {
+		/* Not an ftrace location: a probe there does not use ftrace. */
+		if (ftrace_set_filter_ip(&kpb_floor_ops, ips[i], 0, 0)) {
+			ips[i] = 0;
+			continue;
+		}
+		if (!nr++)
+			ret = register_ftrace_function(&kpb_floor_ops);
+	}
+	t_reg = ktime_get_ns() - t0;
+	if (ret) {
+		pr_info("kpbench: ftrace_floor n/a ftrace refused (%d)\n", ret);
+		goto out;
+	}
+	/*
+	 * The last one leaves after the ops: an ops with an empty filter
+	 * would trace every function of the kernel.
+	 */
+	t0 = ktime_get_ns();
+	for (i = 0, left = nr; i < n; i++) {
+		if (!ips[i])
+			continue;
+		if (!--left)
+			unregister_ftrace_function(&kpb_floor_ops);
+		ftrace_set_filter_ip(&kpb_floor_ops, ips[i], 1, 0);
+	}
+	t_unreg = ktime_get_ns() - t0;
+	pr_info("kpbench: ftrace_floor_sites %d sites\n", nr);
+	pr_info("kpbench: ftrace_floor_register %llu ns\n", t_reg);
+	pr_info("kpbench: ftrace_floor_unregister %llu ns\n", t_unreg);
+out:
+	vfree(ips);
+	vfree(ptrs);
+	vfree(kps);
+	vfree(buf);
+}
+#else
+static void bench_ftrace_floor(void)
+{
+	pr_info("kpbench: ftrace_floor n/a no dynamic ftrace\n");
+}
+#endif
+
 /* What "alloc" and "hold" keep until the module goes. */
 static struct kprobe *held_kps;
 static struct kprobe **held_ptrs;
@@ -620,6 +711,8 @@ static void run_case(const char *c)
 		bench_register(false);
 	else if (!strcmp(c, "batch"))
 		bench_register(true);
+	else if (!strcmp(c, "ftrace_floor"))
+		bench_ftrace_floor();
 	else if (!strcmp(c, "accept"))
 		bench_accept();
 	else if (!strcmp(c, "alloc"))
