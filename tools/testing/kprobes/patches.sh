@@ -12,7 +12,7 @@
 #   3. every step builds and boots: each kernel of make check (test,
 #      tracing), configured from its fragments at that step, built
 #      incrementally in build/obj-series-<kernel>, booted under QEMU to an
-#      /init that prints a line and powers off; after the switch to the
+#      /init that prints a line and reboots (QEMU ends); after the switch to the
 #      new core that /init also reads /sys/kernel/debug/kprobes/list.  The
 #      last step must have every option of the fragments, as make check's
 #      kernels do (SERIES_BUILD=0 skips all of 3).
@@ -87,7 +87,7 @@ done
 declare -A built
 
 # A minimal initramfs: /init says it is up, shows whether Kprobes' debugfs
-# list is there, and powers off.
+# list is there, and reboots (-no-reboot: QEMU ends).
 boot_initrd() {
 	local root=$BUILD/series-initrd
 	rm -rf "$root"
@@ -104,7 +104,7 @@ if [ -e /sys/kernel/debug/kprobes/list ]; then
 else
 	echo "series-boot: up, no kprobes list"
 fi
-/bin/busybox poweroff -f
+/bin/busybox reboot -f
 INIT
 	chmod +x "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet) > "$BUILD/series-initrd.cpio"
