@@ -29,6 +29,25 @@ static bool __kprobes kprobes_busy_here(void)
 }
 
 /*
+ * The pre_handlers ran and left regs->ip alone: the post_handlers see ip
+ * past the call, as after the instruction on the int3 path; then ip goes
+ * back to where the trampoline returns.
+ */
+static __always_inline void ftrace_end_hit(struct kprobe_site *site,
+					   struct pt_regs *regs,
+					   unsigned long ip,
+					   unsigned long orig_ip)
+{
+	if (READ_ONCE(site->posted)) {
+		instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
+		kprobe_site_post_handlers(site, regs);
+	} else {
+		reset_current_kprobe();
+	}
+	instruction_pointer_set(regs, orig_ip);
+}
+
+/*
  * The usual case, a site with one probe with a pre_handler and no jprobe
  * (->single, as the detour's, optimize.c): run it without the list walk,
  * then the post_handlers (of that probe or of others) if the site has
@@ -51,13 +70,7 @@ static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
 		reset_current_kprobe();
 		return true;
 	}
-	if (READ_ONCE(site->posted)) {
-		instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
-		kprobe_site_post_handlers(site, regs);
-	} else {
-		reset_current_kprobe();
-	}
-	instruction_pointer_set(regs, orig_ip);
+	ftrace_end_hit(site, regs, ip, orig_ip);
 	return true;
 }
 
@@ -116,13 +129,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		}
 		goto out_irq;
 	}
-	if (READ_ONCE(site->posted)) {
-		instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
-		kprobe_site_post_handlers(site, regs);
-	} else {
-		reset_current_kprobe();
-	}
-	instruction_pointer_set(regs, orig_ip);
+	ftrace_end_hit(site, regs, ip, orig_ip);
 out_irq:
 	local_irq_restore(flags);
 out:
