@@ -50,6 +50,8 @@ void kprobes_inc_nmissed_count(struct kprobe *p);
 
 /* Executable slots for the copies (slots.c); registration context. */
 kprobe_opcode_t *kprobe_slot_alloc(void);
+/* Keep only the first @size bytes of a new slot (grains, KPROBE_SLOT_GRAIN). */
+void kprobe_slot_trim(kprobe_opcode_t *slot, unsigned int size);
 void kprobe_slot_free(kprobe_opcode_t *slot);
 
 /*
@@ -74,7 +76,9 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
  * Mandatory, registration context.  Decode the instruction at site->addr
  * and prepare its copy in a slot, or refuse: -EILSEQ (not an instruction
  * boundary), -EINVAL (an instruction or text that cannot be probed),
- * -ENOMEM.  Sets site->opcode.  The site is not yet in the hash.
+ * -ENOMEM.  Sets site->opcode.  The site is not yet in the hash and has
+ * no probe; ->posted says whether its first probe has a post_handler, so
+ * that room for a post path is only taken where one is asked for.
  */
 int arch_prepare_kprobe_site(struct kprobe_site *site);
 /*

@@ -5,17 +5,22 @@
  * exhaustion, tasks that exit mid-call), and removal with calls in flight.
  * In C and through regs_get_kernel_argument(), so that every architecture
  * booted here runs it; where the architecture has no jprobes (the classic
- * interface), their cases check that registration says -EOPNOTSUPP.
+ * interface), their cases check that registration says -EOPNOTSUPP.  One
+ * more case is about the executable slots every architecture's copies
+ * live in.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/jump_label.h>
+#include <linux/kallsyms.h>
 #include <linux/static_call.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+
+#include "internal.h"
 
 /* The probed functions: global and noinline, so that their names stay. */
 long kpr_square(long x);
@@ -742,6 +747,50 @@ static void init_text_probe_turns_gone(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+/* The slot pages in use: the kprobe_insn_page symbols. */
+static unsigned int slot_pages(void)
+{
+	char sym[KSYM_NAME_LEN], type;
+	unsigned long value;
+	unsigned int n = 0;
+
+	while (!kprobe_get_kallsym(n, &value, &type, sym))
+		n++;
+	return n;
+}
+
+/*
+ * A slot is taken at KPROBE_SLOT_SIZE and trimmed to what its copies use:
+ * 64 slots of one byte each fit in one page more (x86-64 would need six
+ * untrimmed), every one is a slot of its own, and freeing them gives the
+ * pages back.
+ */
+static void trimmed_slots_share_a_page(struct kunit *test)
+{
+	kprobe_opcode_t *slot[64];
+	unsigned int before, i, j, n = 0;
+	bool apart = true;
+
+	mutex_lock(&kprobe_mutex);
+	before = slot_pages();
+	for (; n < ARRAY_SIZE(slot); n++) {
+		slot[n] = kprobe_slot_alloc();
+		if (!slot[n])
+			break;
+		kprobe_slot_trim(slot[n], 1);
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			apart &= slot[i] != slot[j];
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(slot));
+	KUNIT_EXPECT_TRUE(test, apart);
+	KUNIT_EXPECT_LE(test, slot_pages(), before + 1);
+	while (n)
+		kprobe_slot_free(slot[--n]);
+	KUNIT_EXPECT_LE(test, slot_pages(), max(before, 1U));
+	mutex_unlock(&kprobe_mutex);
+}
+
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
@@ -763,6 +812,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(jump_label_site_refused),
 	KUNIT_CASE(static_call_site_refused),
 	KUNIT_CASE(init_text_probe_turns_gone),
+	KUNIT_CASE(trimmed_slots_share_a_page),
 	{}
 };
 

@@ -91,7 +91,9 @@ static int check_place(kprobe_opcode_t *addr, struct module **modp)
 	return 0;
 }
 
-static struct kprobe_site *site_create(kprobe_opcode_t *addr)
+/* A site for @p, the first probe at @addr. */
+static struct kprobe_site *site_create(kprobe_opcode_t *addr,
+				       struct kprobe *p)
 {
 	struct kprobe_site *site;
 	int ftrace, ret;
@@ -105,6 +107,12 @@ static struct kprobe_site *site_create(kprobe_opcode_t *addr)
 		return ERR_PTR(-ENOMEM);
 	site->addr = addr;
 	site->ftrace = ftrace;
+	/*
+	 * ->posted, before any probe is linked, tells the arch whether the
+	 * first has a post_handler (the post copy is built only then);
+	 * site_update_arming() sets it from the probes right after.
+	 */
+	site->posted = !!p->post_handler;
 	INIT_LIST_HEAD(&site->probes);
 	INIT_LIST_HEAD(&site->poke);
 	INIT_LIST_HEAD(&site->opt_list);
@@ -225,7 +233,7 @@ static int __register_kprobe(struct kprobe *p)
 		if (ret)
 			return ret;
 		/* The module cannot go while its reference is held. */
-		site = site_create(addr);
+		site = site_create(addr, p);
 		module_put(mod);
 		if (IS_ERR(site))
 			return PTR_ERR(site);

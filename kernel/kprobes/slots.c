@@ -11,6 +11,13 @@
  * Slots are freed only after an RCU Tasks grace period (register.c), so
  * no task is in a copy of a page that goes; the page itself waits for an
  * RCU grace period more, for the readers of the page list.
+ *
+ * A page is cut in grains of KPROBE_SLOT_GRAIN bytes.  A slot is a run of
+ * grains: it is taken at the largest size an arch may fill
+ * (KPROBE_SLOT_SIZE) and trimmed to what the arch did fill, so that a
+ * site whose copies are short does not hold the room of the longest.
+ * A second bitmap marks where each slot begins, so that freeing needs no
+ * size.
  */
 #include <linux/bitmap.h>
 #include <linux/execmem.h>
@@ -23,13 +30,19 @@
 
 #include "internal.h"
 
-#define SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_SLOT_SIZE)
+/* An arch whose copies all have one size has one grain per slot. */
+#ifndef KPROBE_SLOT_GRAIN
+#define KPROBE_SLOT_GRAIN	KPROBE_SLOT_SIZE
+#endif
+#define GRAINS_PER_PAGE		(PAGE_SIZE / KPROBE_SLOT_GRAIN)
+#define GRAINS_PER_SLOT		DIV_ROUND_UP(KPROBE_SLOT_SIZE, KPROBE_SLOT_GRAIN)
 
 struct kprobe_slot_page {
 	struct list_head node;		/* kprobe_slot_pages, RCU */
 	kprobe_opcode_t *base;
-	unsigned int used;
-	DECLARE_BITMAP(busy, SLOTS_PER_PAGE);
+	unsigned int used;		/* grains in use */
+	DECLARE_BITMAP(busy, GRAINS_PER_PAGE);
+	DECLARE_BITMAP(first, GRAINS_PER_PAGE);	/* a slot begins here */
 	struct rcu_work free_work;	/* giving the page back */
 };
 
@@ -67,12 +80,25 @@ static struct kprobe_slot_page *slot_page_new(void)
 	return sp;
 }
 
+/* The first free run of a whole slot's grains in @sp, or GRAINS_PER_PAGE. */
+static unsigned int slot_page_find(struct kprobe_slot_page *sp)
+{
+	unsigned long i;
+
+	if (sp->used + GRAINS_PER_SLOT > GRAINS_PER_PAGE)
+		return GRAINS_PER_PAGE;
+	i = bitmap_find_next_zero_area(sp->busy, GRAINS_PER_PAGE, 0,
+				       GRAINS_PER_SLOT, 0);
+	return min_t(unsigned long, i, GRAINS_PER_PAGE);
+}
+
 /**
  * kprobe_slot_alloc() - take a free executable slot
  *
  * Context: kprobe_mutex held.
  * Return: the slot, KPROBE_SLOT_SIZE bytes (filled with breakpoints where
- * the core fills the pages), or NULL.
+ * the core fills the pages), or NULL.  kprobe_slot_trim() gives back the
+ * part the arch does not fill.
  */
 kprobe_opcode_t *kprobe_slot_alloc(void)
 {
@@ -80,17 +106,72 @@ kprobe_opcode_t *kprobe_slot_alloc(void)
 	unsigned int i;
 
 	lockdep_assert_held(&kprobe_mutex);
-	list_for_each_entry(sp, &kprobe_slot_pages, node)
-		if (sp->used < SLOTS_PER_PAGE)
+	list_for_each_entry(sp, &kprobe_slot_pages, node) {
+		i = slot_page_find(sp);
+		if (i < GRAINS_PER_PAGE)
 			goto found;
+	}
 	sp = slot_page_new();
 	if (!sp)
 		return NULL;
+	i = 0;
 found:
-	i = find_first_zero_bit(sp->busy, SLOTS_PER_PAGE);
-	__set_bit(i, sp->busy);
-	sp->used++;
-	return (kprobe_opcode_t *)((u8 *)sp->base + i * KPROBE_SLOT_SIZE);
+	bitmap_set(sp->busy, i, GRAINS_PER_SLOT);
+	__set_bit(i, sp->first);
+	sp->used += GRAINS_PER_SLOT;
+	return (kprobe_opcode_t *)((u8 *)sp->base + i * KPROBE_SLOT_GRAIN);
+}
+
+/* The page @slot lies in, and its first grain's index there; or NULL. */
+static struct kprobe_slot_page *slot_page_of(kprobe_opcode_t *slot,
+					     unsigned int *grain)
+{
+	struct kprobe_slot_page *sp;
+
+	list_for_each_entry(sp, &kprobe_slot_pages, node) {
+		unsigned long off = (u8 *)slot - (u8 *)sp->base;
+
+		if (off >= PAGE_SIZE)
+			continue;
+		*grain = off / KPROBE_SLOT_GRAIN;
+		if (off % KPROBE_SLOT_GRAIN || !test_bit(*grain, sp->first))
+			break;
+		return sp;
+	}
+	WARN(1, "kprobes: %p is no slot\n", slot);
+	return NULL;
+}
+
+/* The number of grains of the slot beginning at grain @i of @sp. */
+static unsigned int slot_grains(struct kprobe_slot_page *sp, unsigned int i)
+{
+	unsigned int n = 1;
+
+	while (i + n < GRAINS_PER_PAGE && test_bit(i + n, sp->busy) &&
+	       !test_bit(i + n, sp->first))
+		n++;
+	return n;
+}
+
+/**
+ * kprobe_slot_trim() - give back the end of a slot that is not used
+ * @slot: a slot from kprobe_slot_alloc(), not trimmed before
+ * @size: the bytes at its start that stay in use (at least one)
+ *
+ * The grains given back are as the copies left them; nothing runs there
+ * before a later slot is written over them.  Context: kprobe_mutex held.
+ */
+void kprobe_slot_trim(kprobe_opcode_t *slot, unsigned int size)
+{
+	unsigned int i, keep = DIV_ROUND_UP(max(size, 1U), KPROBE_SLOT_GRAIN);
+	struct kprobe_slot_page *sp;
+
+	lockdep_assert_held(&kprobe_mutex);
+	sp = slot_page_of(slot, &i);
+	if (!sp || keep >= GRAINS_PER_SLOT)
+		return;
+	bitmap_clear(sp->busy, i + keep, GRAINS_PER_SLOT - keep);
+	sp->used -= GRAINS_PER_SLOT - keep;
 }
 
 /* After a grace period: no reader of the list sees @sp any more. */
@@ -126,20 +207,19 @@ static void slot_page_release(struct kprobe_slot_page *sp)
 void kprobe_slot_free(kprobe_opcode_t *slot)
 {
 	struct kprobe_slot_page *sp;
+	unsigned int i, n;
 
 	lockdep_assert_held(&kprobe_mutex);
-	list_for_each_entry(sp, &kprobe_slot_pages, node) {
-		unsigned long off = (u8 *)slot - (u8 *)sp->base;
-
-		if (off >= PAGE_SIZE)
-			continue;
-		/* The stale copy may stay: it ends in int3 like all free space. */
-		__clear_bit(off / KPROBE_SLOT_SIZE, sp->busy);
-		if (!--sp->used)
-			slot_page_release(sp);
+	sp = slot_page_of(slot, &i);
+	if (!sp)
 		return;
-	}
-	WARN(1, "kprobes: freeing %p, which is no slot\n", slot);
+	/* The stale copy may stay: no CPU or task can be in it any more. */
+	n = slot_grains(sp, i);
+	__clear_bit(i, sp->first);
+	bitmap_clear(sp->busy, i, n);
+	sp->used -= n;
+	if (!sp->used)
+		slot_page_release(sp);
 }
 
 /**

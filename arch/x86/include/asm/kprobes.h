@@ -30,18 +30,22 @@ typedef u8 kprobe_opcode_t;
 #define MAX_STACK_SIZE		64
 
 /*
- * One executable slot per site, in four parts:
+ * One executable slot per site, in up to four parts:
  *   0    the step copy: the instruction, then int3
  *   16   the boost copy: the instruction, then a jump back (if it fits)
- *   32   the post copy: the instruction, then a head that saves a pt_regs
- *        and calls the post_handlers, then a jump back
- *   144  the detour (if the site can be optimized): a head that calls the
+ *   32   the detour (if the site can be optimized): a head that calls the
  *        pre_handlers, the copied region, a jump back
+ *   then the post copy (if the site's first probe has a post_handler):
+ *        the instruction, then a head that saves a pt_regs and calls the
+ *        post_handlers, then a jump back
+ * The slot is taken at KPROBE_SLOT_SIZE and trimmed to what is built, in
+ * grains of KPROBE_SLOT_GRAIN (slots.c): most sites have no post copy,
+ * and the step copy alone is all an unboostable instruction needs.
  */
 #define KPROBE_SLOT_SIZE	320
+#define KPROBE_SLOT_GRAIN	16
 #define KPROBE_BOOST_OFFSET	16
-#define KPROBE_POST_OFFSET	32
-#define KPROBE_DETOUR_OFFSET	144
+#define KPROBE_DETOUR_OFFSET	32
 
 /* The longest region a detour copies: a jump's 5 bytes, plus one insn. */
 #define KPROBE_MAX_REGION	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
@@ -81,14 +85,14 @@ struct arch_specific_insn {
 	u16		imm;		/* ret imm16 */
 
 	/* Boosting and jump optimization (optimize.c); fixed at preparation. */
-	u8		fast;		/* KPROBE_HAS_BOOST | KPROBE_HAS_POST */
+	u8		fast;		/* KPROBE_HAS_BOOST */
 	u8		region_len;	/* bytes the detour's copy stands for */
 	u16		region_off;	/* the region copy in the slot; 0: no detour */
 	u8		saved[JMP32_INSN_SIZE]; /* the text a jump replaces */
+	u16		post_off;	/* the post copy in the slot; 0: none */
 };
 
 #define KPROBE_HAS_BOOST	0x01	/* copy + jmp back at KPROBE_BOOST_OFFSET */
-#define KPROBE_HAS_POST		0x02	/* copy + post head + jmp back */
 
 /* The boost copy, or NULL. */
 static inline kprobe_opcode_t *kprobe_boost_copy(const struct arch_specific_insn *ai)
@@ -99,7 +103,7 @@ static inline kprobe_opcode_t *kprobe_boost_copy(const struct arch_specific_insn
 /* The post copy, or NULL. */
 static inline kprobe_opcode_t *kprobe_post_copy(const struct arch_specific_insn *ai)
 {
-	return ai->fast & KPROBE_HAS_POST ? ai->insn + KPROBE_POST_OFFSET : NULL;
+	return ai->post_off ? ai->insn + ai->post_off : NULL;
 }
 
 /* The detour, or NULL when the site cannot be optimized. */

@@ -361,7 +361,7 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	u8 buf[KPROBE_SLOT_SIZE] = { };
 	kprobe_opcode_t *slot;
 	struct insn insn;
-	int ret;
+	int ret, used;
 
 	ret = decode_at_boundary(site, &insn, buf);
 	if (ret)
@@ -392,8 +392,9 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 		kprobe_slot_free(slot);
 		goto out;
 	}
-	text_poke_copy(slot, buf, kprobe_prepare_fast_paths(site, &insn, buf,
-							    slot));
+	used = kprobe_prepare_fast_paths(site, &insn, buf, slot);
+	text_poke_copy(slot, buf, used);
+	kprobe_slot_trim(slot, used);
 	ai->insn = slot;
 	ret = 0;
 out:

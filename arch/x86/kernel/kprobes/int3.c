@@ -265,7 +265,8 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
  * A copy followed by a jump back, if the site may skip the second trap:
  * the detour's copy of the region while a jmp may stand in the text
  * (text_in_flux()); with post_handlers, the post copy, which calls them on
- * the way back; else the region copy while no other site is inside it,
+ * the way back (where the site has one: NULL, the step path, where not);
+ * else the region copy while no other site is inside it,
  * else the boost copy of the one instruction (optimize.c).  The flags are
  * kprobe_mutex's to write; a stale read of ->stepped or ->posted only
  * picks another copy that is still there (slots outlive an RCU Tasks

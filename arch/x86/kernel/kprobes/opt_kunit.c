@@ -522,7 +522,8 @@ static void single_probe_switches_under_hits(struct kunit *test)
  * the detour's copy of the whole region, never through a copy of the first
  * instruction alone, which would return into the rel32.  Each round
  * settles kpo_plain optimized, then undoes the jump one way: a post_handler
- * joins (the post copy), a jprobe joins (the step copy; and the jprobe must
+ * joins (the post copy, which the site has because it was created for a
+ * probe with a post_handler), a jprobe joins (the step copy; and the jprobe must
  * never run from the detour, which would leave the caller with interrupts
  * off), or the sysctl goes to 0 while the hammer also reaches kpo_plain
  * from inside a handler (a nested hit, which takes the step copy).
@@ -588,7 +589,12 @@ static void undo_jump_rounds(struct kunit *test, enum undo_way way)
 	atomic_set(&undo_irqs_off, 0);
 	atomic_set(&undo_jcalls, 0);
 	atomic_set(&hammer_hits, 0);
+	/* The site is prepared for its first probe: give it a post copy. */
+	if (way == UNDO_BY_POST)
+		KUNIT_ASSERT_EQ(test, register_kprobe(&post), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	if (way == UNDO_BY_POST)
+		unregister_kprobe(&post);
 	if (way == UNDO_BY_SYSCTL)
 		KUNIT_ASSERT_EQ(test, register_kprobe(&nest), 0);
 

@@ -301,7 +301,7 @@ static int build_boost(struct kprobe_site *site, struct insn *insn,
 	int len;
 
 	if (insn->length + JMP32_INSN_SIZE >
-	    KPROBE_POST_OFFSET - KPROBE_BOOST_OFFSET)
+	    KPROBE_DETOUR_OFFSET - KPROBE_BOOST_OFFSET)
 		return -E2BIG;
 	len = put_insn_copy(site, b, at);
 	if (len < 0)
@@ -312,40 +312,45 @@ static int build_boost(struct kprobe_site *site, struct insn *insn,
 }
 
 /*
- * Build the post copy at @buf + KPROBE_POST_OFFSET: the instruction, a
- * head calling kprobe_post_callback() with regs->ip behind the original
- * instruction, the jump back.  0 or -errno.
+ * Build the post copy at @buf + @off: the instruction, a head calling
+ * kprobe_post_callback() with regs->ip behind the original instruction,
+ * the jump back.  Return: the end of what was written, or -errno.
  */
 static int build_post(struct kprobe_site *site, struct insn *insn,
-		      u8 *buf, kprobe_opcode_t *slot)
+		      u8 *buf, kprobe_opcode_t *slot, unsigned int off)
 {
-	unsigned long at = (unsigned long)slot + KPROBE_POST_OFFSET;
+	unsigned long at = (unsigned long)slot + off;
 	unsigned long next = (unsigned long)site->addr + insn->length;
-	u8 *b = buf + KPROBE_POST_OFFSET;
+	u8 *b = buf + off;
 	int len, head;
 
+	/* The head is written before its length is known to fit. */
+	if (off + MAX_INSN_SIZE + (kprobe_detour_template_end -
+				   kprobe_detour_template) +
+	    JMP32_INSN_SIZE > KPROBE_SLOT_SIZE)
+		return -E2BIG;
 	len = put_insn_copy(site, b, at);
 	if (len < 0)
 		return len;
 	head = put_head(b + len, at + len, site, next, kprobe_post_callback);
 	if (head < 0)
 		return head;
-	if (KPROBE_POST_OFFSET + len + head + JMP32_INSN_SIZE >
-	    KPROBE_DETOUR_OFFSET)
-		return -E2BIG;
 	put_jmp(b + len + head, at + len + head, next);
-	site->ainsn.fast |= KPROBE_HAS_POST;
-	return 0;
+	site->ainsn.post_off = off;
+	return off + len + head + JMP32_INSN_SIZE;
 }
 
 /**
- * kprobe_prepare_fast_paths() - boost copy and detour of a new site
- * @site: the site; its step copy is at the start of @buf already
+ * kprobe_prepare_fast_paths() - boost copy, detour and post copy of a site
+ * @site: the new site; its step copy is at the start of @buf already
  * @insn: the decoded probed instruction
  * @buf: the slot's future contents
  * @slot: where @buf will be copied
  *
- * Either fast path may be missing; the site then keeps the slower one.
+ * Any fast path may be missing; the site then keeps a slower one.  The
+ * post copy is built only for a site whose first probe has a
+ * post_handler (->posted): a post_handler that comes later is run after
+ * the step copy's trap instead.
  * Return: how many bytes of @buf are in use.
  */
 int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
@@ -359,14 +364,13 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 	ai->fast = 0;
 	ai->region_off = 0;
 	ai->region_len = 0;
+	ai->post_off = 0;
 	/* The bytes as built, even where other probes' int3s or jmps are. */
 	if (kprobe_decode_original((unsigned long)site->addr, &first, orig))
 		return used;
 	memcpy(ai->saved, orig, JMP32_INSN_SIZE);
 
 	if (!build_boost(site, insn, buf, slot))
-		used = KPROBE_POST_OFFSET;
-	if (!build_post(site, insn, buf, slot))
 		used = KPROBE_DETOUR_OFFSET;
 	ret = build_detour(site, buf, slot);
 	if (ret > 0) {
@@ -374,6 +378,12 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 	} else {
 		ai->region_off = 0;
 		ai->region_len = 0;
+	}
+	if (site->posted) {
+		ret = build_post(site, insn, buf, slot,
+				 max_t(int, used, KPROBE_DETOUR_OFFSET));
+		if (ret > 0)
+			used = ret;
 	}
 	return used;
 }

@@ -191,6 +191,33 @@ static void post_head_takes_one_trap(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+/*
+ * A post_handler that joins a site prepared without one: the site has no
+ * post copy (its slot was trimmed to what it had), so the instruction is
+ * stepped, two traps, and both probes' handlers run; once it leaves, one
+ * trap again (the boost copy, or the region copy where there is a detour).
+ */
+static void post_joining_later_is_stepped(struct kunit *test)
+{
+	struct kprobe kp = { .addr = copied_insn(test), .pre_handler = on_pre };
+	struct kprobe post = { .addr = kp.addr, .post_handler = on_post };
+	long r;
+
+	kprobes_set_optimization(false);	/* one trap at the end, no jump */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&post), 0);
+	KUNIT_EXPECT_EQ(test, traps_of_call(&r), 2UL);
+	KUNIT_EXPECT_EQ(test, r, mix_5_9);
+	KUNIT_EXPECT_EQ(test, seen.pre, 1);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	unregister_kprobe(&post);
+	KUNIT_EXPECT_EQ(test, traps_of_call(&r), 1UL);
+	KUNIT_EXPECT_EQ(test, r, mix_5_9);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	unregister_kprobe(&kp);
+	kprobes_set_optimization(true);
+}
+
 /* At the entry, once the optimizer ran: a jump to the detour, no trap. */
 static void optimized_takes_no_trap(struct kunit *test)
 {
@@ -377,6 +404,7 @@ static struct kunit_case kxp_cases[] = {
 	KUNIT_CASE(stepped_takes_two_traps),
 	KUNIT_CASE(boosted_takes_one_trap),
 	KUNIT_CASE(post_head_takes_one_trap),
+	KUNIT_CASE(post_joining_later_is_stepped),
 	KUNIT_CASE(optimized_takes_no_trap),
 	KUNIT_CASE(kretprobe_sees_return_value),
 	KUNIT_CASE(jprobe_sees_stack_arguments),
