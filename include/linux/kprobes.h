@@ -213,24 +213,39 @@ struct kprobe_site {
 	struct kprobe __rcu	*single;
 	struct arch_specific_insn ainsn;
 	kprobe_opcode_t		opcode;		/* original first byte */
-	bool			armed;		/* int3 wanted in the text */
-	struct list_head	poke;		/* queued text change, arming.c */
-	/* Jump optimization (optimizer.c), kprobe_mutex. */
-	u8			opt;		/* enum kprobe_opt_state */
-	bool			jumped;		/* a jmp stands in the text */
+	/*
+	 * Written under kprobe_mutex and read by the hit paths without it
+	 * (READ_ONCE), so each is a byte of its own.
+	 */
 	bool			in_flux;	/* opt != NONE || jumped, for int3.c */
 	bool			stepped;	/* a probe needs the step path */
 	bool			posted;		/* a probe has a post_handler */
 	bool			region_clear;	/* no other site in the region */
-	bool			in_region;	/* inside another site's region */
-	struct list_head	opt_list;	/* optimizer queue */
-	struct rcu_head		rcu;		/* freeing after RCU Tasks */
-	struct llist_node	reap;		/* ... then in a work item */
-	bool			gone;		/* the text itself is gone */
-	/* An ftrace location: reached through ftrace, never patched (ftrace.c). */
-	bool			ftrace;
-	bool			ftrace_ipmodify; /* wants the IPMODIFY ops (a jprobe) */
 	u8			ftrace_in;	/* KPROBE_FTRACE_IN_*: the ops it is in */
+	/*
+	 * Only ever read and written under kprobe_mutex: bits of one byte,
+	 * which no store to the bytes above can touch (they are separate
+	 * memory locations to the compiler).
+	 */
+	u8			opt:2;		/* enum kprobe_opt_state (optimizer.c) */
+	bool			armed:1;	/* int3 wanted in the text */
+	bool			jumped:1;	/* a jmp stands in the text */
+	bool			in_region:1;	/* inside another site's region */
+	bool			gone:1;		/* the text itself is gone */
+	/* An ftrace location: reached through ftrace, never patched (ftrace.c). */
+	bool			ftrace:1;
+	bool			ftrace_ipmodify:1; /* wants the IPMODIFY ops (a jprobe) */
+	struct list_head	poke;		/* queued text change, arming.c */
+	union {
+		/* While registered: the optimizer's queues, kprobe_mutex. */
+		struct list_head opt_list;
+		/*
+		 * Once removed (off every queue: site_free_after_tasks()):
+		 * freeing after RCU Tasks, then in a work item.
+		 */
+		struct rcu_head	rcu;
+		struct llist_node reap;
+	};
 	struct list_head	all;		/* kprobe_sites, kprobe_mutex */
 #ifdef CONFIG_KPROBES_CLASSIC_ARCH
 	/* What the arch's own code prepares, arms and finds (classic.c). */

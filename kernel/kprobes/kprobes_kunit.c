@@ -791,6 +791,26 @@ static void trimmed_slots_share_a_page(struct kunit *test)
 	mutex_unlock(&kprobe_mutex);
 }
 
+/*
+ * Every probed address costs a struct kprobe_site, and most nothing more:
+ * on x86-64 it is a 128-byte slab object (asm/kprobes.h packs the arch
+ * part for that).
+ */
+static void site_is_a_small_slab_object(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpr_square",
+			     .pre_handler = count_kpre };
+
+	if (!IS_ENABLED(CONFIG_X86_64))
+		kunit_skip(test, "the size is x86-64's");
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	mutex_lock(&kprobe_mutex);
+	KUNIT_EXPECT_LE(test, ksize(kprobe_site_of(&kp)), 128);
+	mutex_unlock(&kprobe_mutex);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9);
+	unregister_kprobe(&kp);
+}
+
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
@@ -813,6 +833,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(static_call_site_refused),
 	KUNIT_CASE(init_text_probe_turns_gone),
 	KUNIT_CASE(trimmed_slots_share_a_page),
+	KUNIT_CASE(site_is_a_small_slab_object),
 	{}
 };
 

@@ -285,12 +285,22 @@ static void site_tasks_rcu_done(struct rcu_head *head)
 {
 	struct kprobe_site *site = container_of(head, struct kprobe_site, rcu);
 
+	/* ->reap shares ->rcu's bytes: RCU is done with them once here. */
 	if (llist_add(&site->reap, &sites_to_free))
 		schedule_work(&sites_free_work);
 }
 
+/*
+ * ->rcu shares its bytes with ->opt_list: the removal's commit has taken
+ * the site off the optimizer's queues (and off the arming queue), and
+ * nothing under kprobe_mutex can find it again.  Should a queue still
+ * hold it, leaking the site is the safe way out.
+ */
 static void site_free_after_tasks(struct kprobe_site *site)
 {
+	if (WARN_ON_ONCE(!list_empty(&site->opt_list) ||
+			 !list_empty(&site->poke)))
+		return;
 	call_rcu_tasks(&site->rcu, site_tasks_rcu_done);
 }
 

@@ -64,52 +64,75 @@ enum kprobe_insn_kind {
 	KPROBE_INSN_SKIP,	/* ftrace's call site: skipped, ftrace ran */
 };
 
-struct kprobe_func;
-
 /*
- * The arch's view of a probed instruction (struct kprobe_site.ainsn).  The
- * copies stand at fixed offsets of the slot, so a bit or an offset says
- * where each is: every site carries this, and a smaller site is what
- * keeps struct kprobe_site in a 192-byte slab object.
+ * The arch's view of a probed instruction (struct kprobe_site.ainsn).  Every
+ * site carries it, so it is kept to 24 bytes on x86-64, which with the rest
+ * of struct kprobe_site makes a 128-byte slab object.  An emulated
+ * instruction has no copy and a copied one needs no emulation, so the
+ * emulation's operands and the copies' offsets share their bytes: which of
+ * them is meant follows from ->kind, and the accessors below ask
+ * kprobe_insn_copied() before reading the copies' part.
  */
 struct arch_specific_insn {
 	kprobe_opcode_t	*insn;		/* the slot (step copy first), or NULL */
-	struct kprobe_func *func;	/* its function, while it is prepared */
-	s32		rel;		/* displacement of a relative transfer */
-	s32		disp;		/* displacement of an indirect operand */
+	union {
+		struct {		/* CALL, JMP, JCC, LOOP */
+			s32	rel;	/* displacement of the transfer */
+			u8	cc;	/* condition code of a jcc / loop opcode */
+		};
+		struct {		/* CALL_IND, JMP_IND */
+			s32	disp;	/* displacement of the operand */
+			u8	modrm, sib, rex;
+			u8	disp_rip; /* the operand is RIP-relative */
+		};
+		u16	imm;		/* RET: ret imm16 */
+		/* STEP, STEP_PUSHF: the copies (optimize.c), fixed at preparation. */
+		struct {
+			u8	fast;	   /* KPROBE_HAS_BOOST */
+			u8	region_len; /* bytes the detour's copy stands for */
+			u8	region_off; /* the region copy in the slot */
+			u8	post_off;  /* the post copy in the slot; 0: none */
+			/* The text a jump replaces behind its first byte
+			 * (struct kprobe_site.opcode). */
+			u8	saved[JMP32_INSN_SIZE - INT3_INSN_SIZE];
+		};
+	};
 	u8		len;		/* length of the original instruction */
 	u8		kind;		/* enum kprobe_insn_kind */
-	u8		cc;		/* condition code of a jcc / loop opcode */
-	u8		modrm, sib, rex; /* operand of an indirect call/jmp */
-	u8		disp_rip;	/* the indirect operand is RIP-relative */
-	u16		imm;		/* ret imm16 */
-
-	/* Boosting and jump optimization (optimize.c); fixed at preparation. */
-	u8		fast;		/* KPROBE_HAS_BOOST */
-	u8		region_len;	/* bytes the detour's copy stands for */
-	u16		region_off;	/* the region copy in the slot; 0: no detour */
-	u8		saved[JMP32_INSN_SIZE]; /* the text a jump replaces */
-	u16		post_off;	/* the post copy in the slot; 0: none */
 };
 
 #define KPROBE_HAS_BOOST	0x01	/* copy + jmp back at KPROBE_BOOST_OFFSET */
 
+/* Is the instruction run from copies (so ->fast... ->saved are theirs)? */
+static inline bool kprobe_insn_copied(const struct arch_specific_insn *ai)
+{
+	return ai->insn;
+}
+
 /* The boost copy, or NULL. */
 static inline kprobe_opcode_t *kprobe_boost_copy(const struct arch_specific_insn *ai)
 {
-	return ai->fast & KPROBE_HAS_BOOST ? ai->insn + KPROBE_BOOST_OFFSET : NULL;
+	return kprobe_insn_copied(ai) && (ai->fast & KPROBE_HAS_BOOST) ?
+	       ai->insn + KPROBE_BOOST_OFFSET : NULL;
 }
 
 /* The post copy, or NULL. */
 static inline kprobe_opcode_t *kprobe_post_copy(const struct arch_specific_insn *ai)
 {
-	return ai->post_off ? ai->insn + ai->post_off : NULL;
+	return kprobe_insn_copied(ai) && ai->post_off ?
+	       ai->insn + ai->post_off : NULL;
+}
+
+/* Bytes the detour stands for; 0 when the site cannot be optimized. */
+static inline unsigned int kprobe_region_len(const struct arch_specific_insn *ai)
+{
+	return kprobe_insn_copied(ai) ? ai->region_len : 0;
 }
 
 /* The detour, or NULL when the site cannot be optimized. */
 static inline kprobe_opcode_t *kprobe_detour(const struct arch_specific_insn *ai)
 {
-	return ai->region_off ? ai->insn + KPROBE_DETOUR_OFFSET : NULL;
+	return kprobe_region_len(ai) ? ai->insn + KPROBE_DETOUR_OFFSET : NULL;
 }
 
 /* The detour's copy of the region; only when there is a detour. */

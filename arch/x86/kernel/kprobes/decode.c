@@ -39,10 +39,11 @@
 
 /*
  * Every probed address has a struct kprobe_site, most of them nothing
- * else: keep it within a 192-byte slab object (which is why
- * arch_specific_insn holds offsets into the slot, not pointers).
+ * else: keep it within a 128-byte slab object (which is why
+ * arch_specific_insn holds byte offsets into the slot, not pointers, and
+ * shares the emulation's operands with them).
  */
-static_assert(sizeof(struct kprobe_site) <= 192);
+static_assert(sizeof(struct kprobe_site) <= 128);
 
 /**
  * arch_adjust_kprobe_addr() - the address to probe for symbol + offset
@@ -98,7 +99,8 @@ static void put_back_site(struct kprobe_site *site, unsigned long addr,
 	for (k = 0; k < n; k++) {
 		if (at + k < 0 || at + k >= MAX_INSN_SIZE)
 			continue;
-		buf[at + k] = k ? site->ainsn.saved[k] : site->opcode;
+		buf[at + k] = k ? site->ainsn.saved[k - INT3_INSN_SIZE] :
+				  site->opcode;
 	}
 }
 
@@ -175,19 +177,19 @@ int kprobe_decode_original(unsigned long addr, struct insn *insn, u8 *buf)
 
 /*
  * A probe sits only on an instruction boundary of its function, which the
- * function's record knows (func.c; held until the preparation ends); decode
- * the instruction at the site into @insn, its bytes into @buf.
+ * function's record knows (func.c; held in *@f until the preparation
+ * ends); decode the instruction at the site into @insn, its bytes into @buf.
  */
-static int decode_at_boundary(struct kprobe_site *site, struct insn *insn,
-			      u8 *buf)
+static int decode_at_boundary(struct kprobe_site *site, struct kprobe_func **f,
+			      struct insn *insn, u8 *buf)
 {
 	unsigned long addr = (unsigned long)site->addr;
-	struct kprobe_func *f = kprobe_func_get(addr);
+	struct kprobe_func *func = kprobe_func_get(addr);
 
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	site->ainsn.func = f;
-	return kprobe_func_boundary(f, addr) ?:
+	if (IS_ERR(func))
+		return PTR_ERR(func);
+	*f = func;
+	return kprobe_func_boundary(func, addr) ?:
 	       kprobe_decode_original(addr, insn, buf);
 }
 
@@ -359,11 +361,12 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 {
 	struct arch_specific_insn *ai = &site->ainsn;
 	u8 buf[KPROBE_SLOT_SIZE] = { };
+	struct kprobe_func *f = NULL;
 	kprobe_opcode_t *slot;
 	struct insn insn;
 	int ret, used;
 
-	ret = decode_at_boundary(site, &insn, buf);
+	ret = decode_at_boundary(site, &f, &insn, buf);
 	if (ret)
 		goto out;
 	ret = classify(&insn, ai);
@@ -392,15 +395,14 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 		kprobe_slot_free(slot);
 		goto out;
 	}
-	used = kprobe_prepare_fast_paths(site, &insn, buf, slot);
+	used = kprobe_prepare_fast_paths(site, f, &insn, buf, slot);
 	text_poke_copy(slot, buf, used);
 	kprobe_slot_trim(slot, used);
 	ai->insn = slot;
 	ret = 0;
 out:
 	/* Only the preparation asks the function's record. */
-	kprobe_func_put(ai->func);
-	ai->func = NULL;
+	kprobe_func_put(f);
 	return ret;
 }
 

@@ -24,8 +24,8 @@ int kprobe_func_boundary(struct kprobe_func *f, unsigned long addr);
 int kprobe_func_may_jump(struct kprobe_func *f, unsigned long addr,
 			 unsigned int len);
 
-int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
-			      u8 *buf, kprobe_opcode_t *slot);
+int kprobe_prepare_fast_paths(struct kprobe_site *site, struct kprobe_func *f,
+			      struct insn *insn, u8 *buf, kprobe_opcode_t *slot);
 
 /* Sites with a jmp in the text (optimize.c); kprobe_mutex. */
 extern unsigned int kprobe_nr_jumped;

@@ -279,9 +279,12 @@ static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site)
 	bool stepped = READ_ONCE(site->stepped);
 	bool posted = READ_ONCE(site->posted);
 
+	/* An emulated instruction has no copy (and ->ainsn no offsets). */
+	if (!kprobe_insn_copied(&site->ainsn))
+		return NULL;
 	/* The usual case first; the region copy is right whatever the text. */
 	if (!(stepped | posted) && READ_ONCE(site->region_clear) &&
-	    site->ainsn.region_off)
+	    site->ainsn.region_len)
 		return kprobe_region_copy(&site->ainsn);
 	if (text_in_flux(site))
 		return kprobe_region_copy(&site->ainsn);

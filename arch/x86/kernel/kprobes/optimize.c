@@ -186,12 +186,12 @@ static int copy_region(struct kprobe_site *site, u8 *dst, unsigned long at,
 	return n + JMP32_INSN_SIZE;
 }
 
-/* The function-wide rules (see the top of this file), from its record. */
-static int check_function(struct kprobe_site *site)
+/* The function-wide rules (see the top of this file), from its record @f. */
+static int check_function(struct kprobe_site *site, struct kprobe_func *f)
 {
-	if (!site->ainsn.func)
+	if (!f)
 		return -EINVAL;
-	return kprobe_func_may_jump(site->ainsn.func, (unsigned long)site->addr,
+	return kprobe_func_may_jump(f, (unsigned long)site->addr,
 				    site->ainsn.region_len);
 }
 
@@ -244,12 +244,12 @@ static int put_head(u8 *d, unsigned long at, struct kprobe_site *site,
 }
 
 /*
- * Build the detour at @buf + KPROBE_DETOUR_OFFSET for a slot at @slot.
- * Return: the end of what was written, or -errno when the site cannot
- * be optimized.
+ * Build the detour at @buf + KPROBE_DETOUR_OFFSET for a slot at @slot; @f
+ * is the function's record.  Return: the end of what was written, or
+ * -errno when the site cannot be optimized.
  */
-static int build_detour(struct kprobe_site *site, u8 *buf,
-			kprobe_opcode_t *slot)
+static int build_detour(struct kprobe_site *site, struct kprobe_func *f,
+			u8 *buf, kprobe_opcode_t *slot)
 {
 	unsigned long at = (unsigned long)slot + KPROBE_DETOUR_OFFSET;
 	u8 *d = buf + KPROBE_DETOUR_OFFSET;
@@ -261,11 +261,14 @@ static int build_detour(struct kprobe_site *site, u8 *buf,
 			kprobe_detour_callback);
 	if (head < 0)
 		return head;
+	/* ->region_off is a byte (asm/kprobes.h). */
+	if (KPROBE_DETOUR_OFFSET + head > U8_MAX)
+		return -E2BIG;
 	ret = copy_region(site, d + head, at + head,
 			  KPROBE_SLOT_SIZE - KPROBE_DETOUR_OFFSET - head);
 	if (ret < 0)
 		return ret;
-	if (region_owned_elsewhere(site) || check_function(site))
+	if (region_owned_elsewhere(site) || check_function(site, f))
 		return -EINVAL;
 	site->ainsn.region_off = KPROBE_DETOUR_OFFSET + head;
 	return KPROBE_DETOUR_OFFSET + head + ret;
@@ -324,8 +327,11 @@ static int build_post(struct kprobe_site *site, struct insn *insn,
 	u8 *b = buf + off;
 	int len, head;
 
-	/* The head is written before its length is known to fit. */
-	if (off + MAX_INSN_SIZE + (kprobe_detour_template_end -
+	/*
+	 * The head is written before its length is known to fit; ->post_off
+	 * is a byte (asm/kprobes.h).
+	 */
+	if (off > U8_MAX || off + MAX_INSN_SIZE + (kprobe_detour_template_end -
 				   kprobe_detour_template) +
 	    JMP32_INSN_SIZE > KPROBE_SLOT_SIZE)
 		return -E2BIG;
@@ -343,6 +349,7 @@ static int build_post(struct kprobe_site *site, struct insn *insn,
 /**
  * kprobe_prepare_fast_paths() - boost copy, detour and post copy of a site
  * @site: the new site; its step copy is at the start of @buf already
+ * @f: the record of its function (func.c), or NULL when there is none
  * @insn: the decoded probed instruction
  * @buf: the slot's future contents
  * @slot: where @buf will be copied
@@ -353,8 +360,8 @@ static int build_post(struct kprobe_site *site, struct insn *insn,
  * the step copy's trap instead.
  * Return: how many bytes of @buf are in use.
  */
-int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
-			      u8 *buf, kprobe_opcode_t *slot)
+int kprobe_prepare_fast_paths(struct kprobe_site *site, struct kprobe_func *f,
+			      struct insn *insn, u8 *buf, kprobe_opcode_t *slot)
 {
 	struct arch_specific_insn *ai = &site->ainsn;
 	int used = KPROBE_BOOST_OFFSET, ret;
@@ -362,17 +369,17 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 	struct insn first;
 
 	ai->fast = 0;
-	ai->region_off = 0;
 	ai->region_len = 0;
+	ai->region_off = 0;
 	ai->post_off = 0;
 	/* The bytes as built, even where other probes' int3s or jmps are. */
 	if (kprobe_decode_original((unsigned long)site->addr, &first, orig))
 		return used;
-	memcpy(ai->saved, orig, JMP32_INSN_SIZE);
+	memcpy(ai->saved, orig + INT3_INSN_SIZE, sizeof(ai->saved));
 
 	if (!build_boost(site, insn, buf, slot))
 		used = KPROBE_DETOUR_OFFSET;
-	ret = build_detour(site, buf, slot);
+	ret = build_detour(site, f, buf, slot);
 	if (ret > 0) {
 		used = ret;
 	} else {
@@ -391,7 +398,7 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct insn *insn,
 /* Bytes the detour stands for, 0 when the site cannot be optimized. */
 unsigned int arch_kprobe_region_len(struct kprobe_site *site)
 {
-	return site->ainsn.region_off ? site->ainsn.region_len : 0;
+	return kprobe_region_len(&site->ainsn);
 }
 
 /*
@@ -460,13 +467,12 @@ static void poke_tails(struct kprobe_site **sites, unsigned int n)
 		split = min(PAGE_ALIGN(tail + 1),
 			    tail + JMP32_INSN_SIZE - INT3_INSN_SIZE);
 		unjump_vec[nv].addr = (void *)tail;
-		unjump_vec[nv].opcode = &sites[i]->ainsn.saved[INT3_INSN_SIZE];
+		unjump_vec[nv].opcode = &sites[i]->ainsn.saved[0];
 		unjump_vec[nv++].len = split - tail;
 		if (split - tail < JMP32_INSN_SIZE - INT3_INSN_SIZE) {
 			/* The jmp straddles a page boundary. */
 			unjump_vec[nv].addr = (void *)split;
-			unjump_vec[nv].opcode = &sites[i]->ainsn.saved[split - tail +
-								INT3_INSN_SIZE];
+			unjump_vec[nv].opcode = &sites[i]->ainsn.saved[split - tail];
 			unjump_vec[nv++].len = JMP32_INSN_SIZE - INT3_INSN_SIZE -
 					       (split - tail);
 		}
