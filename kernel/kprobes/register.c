@@ -291,16 +291,21 @@ static void site_tasks_rcu_done(struct rcu_head *head)
 }
 
 /*
- * ->rcu shares its bytes with ->opt_list: the removal's commit has taken
- * the site off the optimizer's queues (and off the arming queue), and
- * nothing under kprobe_mutex can find it again.  Should a queue still
- * hold it, leaking the site is the safe way out.
+ * ->rcu shares its bytes with ->opt_list.  The site is off the optimizer's
+ * queues by now: the removal's commit unoptimized it, or
+ * kprobe_site_opt_gone() dropped it when its text went; and nothing under
+ * kprobe_mutex can find it again.  Should a queue (or the arming queue)
+ * still hold it, it is taken off and left allocated: a leak, not a
+ * use-after-free.  Context: kprobe_mutex held.
  */
 static void site_free_after_tasks(struct kprobe_site *site)
 {
 	if (WARN_ON_ONCE(!list_empty(&site->opt_list) ||
-			 !list_empty(&site->poke)))
+			 !list_empty(&site->poke))) {
+		list_del_init(&site->opt_list);
+		list_del_init(&site->poke);
 		return;
+	}
 	call_rcu_tasks(&site->rcu, site_tasks_rcu_done);
 }
 

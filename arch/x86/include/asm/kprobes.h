@@ -30,11 +30,14 @@ typedef u8 kprobe_opcode_t;
 #define MAX_STACK_SIZE		64
 
 /*
- * One executable slot per site, in up to four parts:
+ * One executable slot per site, in up to three parts:
  *   0    the step copy: the instruction, then int3
- *   16   the boost copy: the instruction, then a jump back (if it fits)
- *   32   the detour (if the site can be optimized): a head that calls the
- *        pre_handlers, the copied region, a jump back
+ *   16   the detour, if the site can be optimized: a head that calls the
+ *        pre_handlers, the copied region, a jump back;
+ *        else the boost copy, if it fits: the instruction, a jump back
+ *        (a breakpoint hit leaves a detour site through the region copy,
+ *        so it needs no boost copy but while another site is inside its
+ *        region, when it steps instead)
  *   then the post copy (if the site's first probe has a post_handler):
  *        the instruction, then a head that saves a pt_regs and calls the
  *        post_handlers, then a jump back
@@ -45,7 +48,8 @@ typedef u8 kprobe_opcode_t;
 #define KPROBE_SLOT_SIZE	320
 #define KPROBE_SLOT_GRAIN	16
 #define KPROBE_BOOST_OFFSET	16
-#define KPROBE_DETOUR_OFFSET	32
+#define KPROBE_BOOST_SIZE	16
+#define KPROBE_DETOUR_OFFSET	16
 
 /* The longest region a detour copies: a jump's 5 bytes, plus one insn. */
 #define KPROBE_MAX_REGION	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
@@ -70,8 +74,9 @@ enum kprobe_insn_kind {
  * of struct kprobe_site makes a 128-byte slab object.  An emulated
  * instruction has no copy and a copied one needs no emulation, so the
  * emulation's operands and the copies' offsets share their bytes: which of
- * them is meant follows from ->kind, and the accessors below ask
- * kprobe_insn_copied() before reading the copies' part.
+ * them is meant follows from ->kind.  Whoever reads the copies' part of a
+ * published site asks kprobe_insn_copied() first (the accessors below do;
+ * kprobe_region_copy() is only reached once a detour is known to exist).
  */
 struct arch_specific_insn {
 	kprobe_opcode_t	*insn;		/* the slot (step copy first), or NULL */
@@ -89,7 +94,8 @@ struct arch_specific_insn {
 		/* STEP, STEP_PUSHF: the copies (optimize.c), fixed at preparation. */
 		struct {
 			u8	fast;	   /* KPROBE_HAS_BOOST */
-			u8	region_len; /* bytes the detour's copy stands for */
+			u8	region_len; /* bytes the detour's copy stands
+					     * for; 0: no detour */
 			u8	region_off; /* the region copy in the slot */
 			u8	post_off;  /* the post copy in the slot; 0: none */
 			/* The text a jump replaces behind its first byte

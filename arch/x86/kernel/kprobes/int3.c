@@ -267,7 +267,8 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
  * (text_in_flux()); with post_handlers, the post copy, which calls them on
  * the way back (where the site has one: NULL, the step path, where not);
  * else the region copy while no other site is inside it,
- * else the boost copy of the one instruction (optimize.c).  The flags are
+ * else the boost copy of the one instruction, which only a site without a
+ * detour has (optimize.c).  The flags are
  * kprobe_mutex's to write; a stale read of ->stepped or ->posted only
  * picks another copy that is still there (slots outlive an RCU Tasks
  * grace period), and text_in_flux() is asked before any copy of the one

@@ -29,7 +29,10 @@
  *   - nobody else patches those bytes (jump labels, static calls,
  *     alternatives, ftrace) and no other probe sits inside.
  * The detour's copy of the region is also what the int3 path boosts to
- * while the site waits for its jump.
+ * while the site waits for its jump, or has it undone, or is kept from it
+ * by the sysctl.  So a site with a detour has no boost copy: only while
+ * another site is inside its region, and the region copy would skip that
+ * one, are its breakpoint hits stepped.
  *
  * Everything here that writes runs under kprobe_mutex and text_mutex.
  */
@@ -303,8 +306,7 @@ static int build_boost(struct kprobe_site *site, struct insn *insn,
 	u8 *b = buf + KPROBE_BOOST_OFFSET;
 	int len;
 
-	if (insn->length + JMP32_INSN_SIZE >
-	    KPROBE_DETOUR_OFFSET - KPROBE_BOOST_OFFSET)
+	if (insn->length + JMP32_INSN_SIZE > KPROBE_BOOST_SIZE)
 		return -E2BIG;
 	len = put_insn_copy(site, b, at);
 	if (len < 0)
@@ -349,7 +351,7 @@ static int build_post(struct kprobe_site *site, struct insn *insn,
 /**
  * kprobe_prepare_fast_paths() - boost copy, detour and post copy of a site
  * @site: the new site; its step copy is at the start of @buf already
- * @f: the record of its function (func.c), or NULL when there is none
+ * @f: the record of its function (func.c)
  * @insn: the decoded probed instruction
  * @buf: the slot's future contents
  * @slot: where @buf will be copied
@@ -377,18 +379,20 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct kprobe_func *f,
 		return used;
 	memcpy(ai->saved, orig + INT3_INSN_SIZE, sizeof(ai->saved));
 
-	if (!build_boost(site, insn, buf, slot))
-		used = KPROBE_DETOUR_OFFSET;
+	/* The detour, or in its place the boost copy (asm/kprobes.h). */
 	ret = build_detour(site, f, buf, slot);
 	if (ret > 0) {
 		used = ret;
 	} else {
 		ai->region_off = 0;
 		ai->region_len = 0;
+		memset(buf + KPROBE_DETOUR_OFFSET, 0,
+		       KPROBE_SLOT_SIZE - KPROBE_DETOUR_OFFSET);
+		if (!build_boost(site, insn, buf, slot))
+			used = KPROBE_BOOST_OFFSET + KPROBE_BOOST_SIZE;
 	}
 	if (site->posted) {
-		ret = build_post(site, insn, buf, slot,
-				 max_t(int, used, KPROBE_DETOUR_OFFSET));
+		ret = build_post(site, insn, buf, slot, used);
 		if (ret > 0)
 			used = ret;
 	}
