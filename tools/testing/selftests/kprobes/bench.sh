@@ -55,10 +55,33 @@ now() {
 kb() {
 	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo
 }
+# vmalloc_bytes: the pages of every vmalloc'ed area (what VmallocUsed
+# counts) but the tasks' stacks, which come and go with any fork or
+# kworker and would swing the figure by 16 KiB each (the caller shown is
+# kernel_clone() where alloc_thread_stack_node() is inlined).
+vmalloc_bytes() {
+	awk '!/alloc_thread_stack_node|kernel_clone/ {
+		for (i = 1; i <= NF; i++)
+			if (sub(/^pages=/, "", $i))
+				n += $i
+	} END { printf "%d\n", n * 4096 }' /proc/vmallocinfo
+}
+# settle: let deferred frees run (grace periods, work items, either
+# kernel's), drop the page cache's dentries and inodes, and have every slab
+# cache give back its empty slabs, so that Slab counts objects in use and
+# not what an earlier case left cached.
+settle() {
+	sleep 1
+	echo 3 > /proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 > "$f"
+	done 2>/dev/null
+}
 # held_bytes: slab and vmalloc'ed bytes in use, as "<slab> <vmalloc>".
 held_bytes() {
+	settle
 	echo 1 > /proc/sys/vm/stat_refresh 2>/dev/null
-	echo "$(( $(kb Slab) * 1024 )) $(( $(kb VmallocUsed) * 1024 ))"
+	echo "$(( $(kb Slab) * 1024 )) $(vmalloc_bytes)"
 }
 
 # A short workload: file I/O, fork and exec, /proc.
@@ -72,19 +95,36 @@ workload() {
 	done
 }
 
-# memory <syms> <n> <tag>: kernel memory (slab objects and vmalloc'ed pages:
-# executable slots, per-function data) per probe, with <syms> registered
-# and the optimizer settled, over the same module holding them unregistered.
+# memory_once <syms> <n>: kernel memory (slab objects and vmalloc'ed
+# pages: executable slots, per-function data) with <syms> registered and
+# the optimizer settled, over the same module holding them unregistered,
+# as "<slab> <vmalloc>" bytes.
+memory_once() {
+	insmod "$MOD" cases=alloc syms="$1" nsyms="$2" tag=mem > /dev/null || return
+	set -- "$@" $(held_bytes)
+	rmmod kprobes_bench
+	insmod "$MOD" cases=hold syms="$1" nsyms="$2" tag=mem > /dev/null || return
+	set -- "$@" $(held_bytes)
+	rmmod kprobes_bench
+	echo "$(($5 - $3)) $(($6 - $4))"
+}
+
+# memory <syms> <n> <tag> <runs>: memory_once per probe; of <runs> runs,
+# the one with the median total: what else the kernel allocates or frees
+# meanwhile can still move one run by a page or two, which matters for a
+# thousand probes and hardly for every function.
 memory() {
-	insmod "$MOD" cases=alloc syms="$1" nsyms="$2" tag="$3" || return
-	set -- "$@" $(held_bytes)
-	rmmod kprobes_bench
-	insmod "$MOD" cases=hold syms="$1" nsyms="$2" tag="$3" > /dev/null || return
-	set -- "$@" $(held_bytes)
-	rmmod kprobes_bench
-	echo "$3_bytes_per_probe $(( ($6 + $7 - $4 - $5) / $2 )) bytes"
-	echo "$3_slab_bytes_per_probe $(( ($6 - $4) / $2 )) bytes"
-	echo "$3_vmalloc_bytes_per_probe $(( ($7 - $5) / $2 )) bytes"
+	r=0
+	while [ $r -lt "$4" ]; do
+		memory_once "$1" "$2" || return
+		r=$((r + 1))
+	done | awk '{ print $1 + $2, $1, $2 }' | sort -n |
+		sed -n "$((($4 + 1) / 2))p" | {
+		read -r total slab vm || return
+		echo "$3_bytes_per_probe $((total / $2)) bytes"
+		echo "$3_slab_bytes_per_probe $((slab / $2)) bytes"
+		echo "$3_vmalloc_bytes_per_probe $((vm / $2)) bytes"
+	}
 }
 
 # every <all>: one probe on every function of <all>, registered as one
@@ -142,8 +182,8 @@ run)
 	bench cases=int3,kretprobe_int3 hits="$hits"
 	[ -e $OPT ] && echo 1 > $OPT
 	every "$all"
-	memory "$syms" "$(wc -l < "$syms")" batch_1000
-	memory "$all" "$(wc -l < "$all")" every_function
+	memory "$syms" "$(wc -l < "$syms")" batch_1000 3
+	memory "$all" "$(wc -l < "$all")" every_function 1
 	;;
 *)
 	echo "usage: $0 candidates|accept|run ..." >&2
