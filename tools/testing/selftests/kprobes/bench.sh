@@ -42,8 +42,10 @@ event() {
 		echo "kprobe_event n/a the timing runs failed"
 		return
 	fi
-	t=$(( (on - off) * 10 / $1 ))
-	echo "kprobe_event $((t / 10)).$((t % 10)) ns"
+	t=$(( (on - off) * 10 / $1 )) sign=
+	# Noise can put it below zero without icount: print -1.5, not -1.-5.
+	[ "$t" -lt 0 ] && t=$(( -t )) sign=-
+	echo "kprobe_event $sign$((t / 10)).$((t % 10)) ns"
 }
 
 # now: the guest clock in ns, from the loaded benchmark module.

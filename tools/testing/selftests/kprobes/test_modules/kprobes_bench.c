@@ -161,8 +161,10 @@ static int traps_per_hit(struct kprobe *p)
 static void report_hit(const char *name, long tenths, int traps,
 		       const char *note)
 {
-	pr_info("kpbench: %s %ld.%ld ns traps=%d %s\n", name, tenths / 10,
-		abs(tenths % 10), traps, note);
+	/* The sign on its own: -0.5 has no integer part to carry it. */
+	pr_info("kpbench: %s %s%ld.%ld ns traps=%d %s\n", name,
+		tenths < 0 ? "-" : "", abs(tenths) / 10, abs(tenths) % 10,
+		traps, note);
 }
 
 static u64 baseline(void)
