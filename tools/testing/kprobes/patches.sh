@@ -13,7 +13,10 @@
 #      tracing), configured from its fragments at that step, built
 #      incrementally in build/obj-series-<kernel>, booted under QEMU to an
 #      /init that prints a line and reboots (QEMU ends); after the switch to the
-#      new core that /init also reads /sys/kernel/debug/kprobes/list.  The
+#      new core that /init also reads /sys/kernel/debug/kprobes/list.  A
+#      step that only adds files no build reads (no Makefile, Kbuild or
+#      Kconfig among them), or only changes Documentation/ or the
+#      selftests, is the image of the step before, not rebuilt.  The
 #      last step must have every option of the fragments, as make check's
 #      kernels do (SERIES_BUILD=0 skips all of 3).
 # Prints one line per patch: its size, checkpatch totals, build results.
@@ -139,17 +142,40 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 		i=$((i + 1))
 		git -C "$steps" checkout -q -f "$c"
 		[ "$c" = "$switch" ] && after=1
+		changes=$(g diff --name-status --no-renames "$c~1" "$c")
+		paths=$(echo "$changes" | cut -f2)
+		kconfig=0
+		echo "$paths" | grep -qE '(^|/)Kconfig[^/]*$' && kconfig=1
+		# A step the build cannot see: it only adds files, none of them
+		# one the build system reads by name (Makefile, Kbuild,
+		# Kconfig), or it changes only Documentation/ or the selftests.
+		# No file of the step before changed, so nothing names the new
+		# ones and make would relink the same image: it is the image of
+		# the step before, built and booted there.
+		unseen=1
+		echo "$changes" | grep -v '^A' | cut -f2 |
+			grep -qvE '^(Documentation/|tools/testing/selftests/)' && unseen=0
+		echo "$paths" | grep -qE '(^|/)(Makefile|Kbuild|Kconfig[^/]*)$' && unseen=0
+		[ "$i" = 1 ] && unseen=0
 		for k in $KERNELS; do
 			obj=$BUILD/obj-series-$k
 			log=$obj/step-$i.log
 			mkdir -p "$obj"
+			if [ "$unseen" = 1 ] && [ -n "${booted[$k]:-}" ]; then
+				built[$i]="${built[$i]:-} $k ok (no file the build reads: the image of step $((i - 1)))"
+				continue
+			fi
 			frags=
 			for f in $(kernel_configs "$k"); do frags="$frags $top/configs/$f.config"; done
 			# The fragments as this step's Kconfig reads them: options it
 			# does not have yet drop out (no "did not stick" check here).
-			if ( make -s -C "$steps" O="$obj" ARCH=x86_64 tinyconfig &&
-			     "$steps/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags &&
-			     make -s -C "$steps" O="$obj" ARCH=x86_64 olddefconfig &&
+			# Only a step that changes a Kconfig file can change the
+			# result, so the others keep the step before's .config.
+			if ( if [ "$kconfig" = 1 ] || [ "$i" = 1 ] || [ ! -e "$obj/.config" ]; then
+				make -s -C "$steps" O="$obj" ARCH=x86_64 tinyconfig &&
+				"$steps/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags &&
+				make -s -C "$steps" O="$obj" ARCH=x86_64 olddefconfig
+			     fi &&
 			     make -s -C "$steps" O="$obj" ARCH=x86_64 -j"$(nproc)" bzImage modules ) > "$log" 2>&1; then
 				# A step that changes nothing the build reads (a file
 				# no Makefile names yet) links no new image: the same
