@@ -29,18 +29,50 @@ static bool __kprobes kprobes_busy_here(void)
 }
 
 /*
+ * Is @p, the site's ->single, also the only probe in its list?  Then its
+ * post_handler is the site's only one.  The list is read as the walk
+ * reads it (RCU; @p stays valid until the grace period of its removal).
+ * Probes join at the tail: one joining behind @p, or @p leaving, makes
+ * the answer false and the walk decides; whatever the answer, it is what
+ * a walk reading the list at that moment would have found.
+ */
+static __always_inline bool ftrace_sole_probe(struct kprobe_site *site,
+					      struct kprobe *p)
+{
+	return READ_ONCE(site->probes.next) == &p->list &&
+	       READ_ONCE(p->list.next) == &site->probes;
+}
+
+/*
  * The pre_handlers ran and left regs->ip alone: the post_handlers see ip
  * past the call, as after the instruction on the int3 path; then ip goes
- * back to where the trampoline returns.
+ * back to where the trampoline returns.  @single: the pre_handler of
+ * ->single ran alone, and that probe is still current_kprobe (read back
+ * from there rather than kept live across the handler's call).  When it
+ * is the site's only probe its post_handler is called here, with the
+ * status and current_kprobe the walk would give it, saving the walk's
+ * call and loop (about 25 instructions a hit).  Unlike the walk it does
+ * not look at the probe's disabled flag again: a probe disabled between
+ * its two handlers gets the post_handler whose pre_handler it has had.
  */
 static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 					   struct pt_regs *regs,
 					   unsigned long ip,
-					   unsigned long orig_ip)
+					   unsigned long orig_ip,
+					   bool single)
 {
+	struct kprobe *p;
+
 	if (READ_ONCE(site->posted)) {
 		instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
-		kprobe_site_post_handlers(site, regs);
+		p = single ? kprobe_running() : NULL;
+		if (p && p->post_handler && ftrace_sole_probe(site, p)) {
+			get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
+			p->post_handler(p, regs, 0);
+			reset_current_kprobe();
+		} else {
+			kprobe_site_post_handlers(site, regs);
+		}
 	} else {
 		reset_current_kprobe();
 	}
@@ -70,7 +102,7 @@ static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
 		reset_current_kprobe();
 		return true;
 	}
-	ftrace_end_hit(site, regs, ip, orig_ip);
+	ftrace_end_hit(site, regs, ip, orig_ip, true);
 	return true;
 }
 
@@ -129,7 +161,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		}
 		goto out_irq;
 	}
-	ftrace_end_hit(site, regs, ip, orig_ip);
+	ftrace_end_hit(site, regs, ip, orig_ip, false);
 out_irq:
 	local_irq_restore(flags);
 out:

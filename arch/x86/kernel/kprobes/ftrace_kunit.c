@@ -378,6 +378,111 @@ static void arming_while_called(struct kunit *test)
 		   atomic_read(&ret_hits), cpu);
 }
 
+/* Post_handlers that check ip on every hit, for the case below. */
+static atomic_t lone_post_hits, other_post_hits, wrong_post_ip;
+static unsigned long post_ip_wanted;
+
+static void lone_post(struct kprobe *p, struct pt_regs *regs,
+		      unsigned long flags)
+{
+	atomic_inc(&lone_post_hits);
+	if (regs->ip != post_ip_wanted || kprobe_running() != p)
+		atomic_inc(&wrong_post_ip);
+}
+
+static void other_post(struct kprobe *p, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	atomic_inc(&other_post_hits);
+	if (regs->ip != post_ip_wanted || kprobe_running() != p)
+		atomic_inc(&wrong_post_ip);
+}
+
+/*
+ * A lone probe with both handlers gets its post_handler without the walk
+ * (ftrace_handler.c); a second probe with a post_handler sends the hit
+ * back to the walk, which runs both.  In order first, then with the
+ * second probe coming and going while the other CPU calls the function:
+ * the lone probe's post_handler runs once for each of its pre_handlers,
+ * the other's runs too, each past the call as its current probe, and
+ * nothing of the other runs once it is unregistered.
+ */
+static void lone_post_handler_while_others_come_and_go(struct kunit *test)
+{
+	kprobe_opcode_t *addr = target_entry(test);
+	struct kprobe lone = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.pre_handler = count_pre,
+		.post_handler = lone_post,
+	};
+	struct kprobe other;
+	struct task_struct *hammer;
+	int round, cpu, others;
+
+	reset_counts();
+	atomic_set(&lone_post_hits, 0);
+	atomic_set(&other_post_hits, 0);
+	atomic_set(&wrong_post_ip, 0);
+	post_ip_wanted = (unsigned long)addr + CALL_INSN_SIZE;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&lone), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lone_post_hits), 1);
+
+	memset(&other, 0, sizeof(other));
+	other.addr = (kprobe_opcode_t *)kpft_fn;
+	other.post_handler = other_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&other), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lone_post_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&other_post_hits), 1);
+	unregister_kprobe(&other);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lone_post_hits), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&other_post_hits), 1);
+	/* The other ahead of the lone one in the list: the walk again. */
+	unregister_kprobe(&lone);
+	memset(&other, 0, sizeof(other));
+	other.addr = (kprobe_opcode_t *)kpft_fn;
+	other.post_handler = other_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&other), 0);
+	lone = (struct kprobe){ .addr = (kprobe_opcode_t *)kpft_fn,
+				.pre_handler = count_pre,
+				.post_handler = lone_post };
+	KUNIT_ASSERT_EQ(test, register_kprobe(&lone), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lone_post_hits), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&other_post_hits), 2);
+	unregister_kprobe(&other);
+
+	atomic_set(&hammer_wrong, 0);
+	atomic_set(&hammer_calls, 0);
+	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-ftrace-post", &cpu);
+	for (round = 0; round < 40; round++) {
+		memset(&other, 0, sizeof(other));
+		other.addr = (kprobe_opcode_t *)kpft_fn;
+		other.post_handler = other_post;
+		if (register_kprobe(&other))
+			break;
+		udelay(200);
+		unregister_kprobe(&other);
+		others = atomic_read(&other_post_hits);
+		udelay(200);
+		KUNIT_EXPECT_EQ(test, atomic_read(&other_post_hits), others);
+	}
+	kthread_stop(hammer);
+	unregister_kprobe(&lone);
+
+	KUNIT_EXPECT_EQ(test, round, 40);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&wrong_post_ip), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lone_post_hits),
+			atomic_read(&pre_hits));
+	KUNIT_EXPECT_GT(test, atomic_read(&other_post_hits), 1);
+	kunit_info(test, "%d calls, %d lone and %d other post_handlers on CPU%d\n",
+		   atomic_read(&hammer_calls), atomic_read(&lone_post_hits),
+		   atomic_read(&other_post_hits), cpu);
+}
+
 /* Inside the fentry call there is no instruction: refused, as upstream. */
 static void inside_fentry_call_refused(struct kunit *test)
 {
@@ -485,6 +590,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(probe_after_ftrace_site_while_jumped),
 	KUNIT_CASE(jprobe_excludes_other_ipmodify),
 	KUNIT_CASE_SLOW(arming_while_called),
+	KUNIT_CASE_SLOW(lone_post_handler_while_others_come_and_go),
 	{}
 };
 
