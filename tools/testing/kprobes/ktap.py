@@ -137,6 +137,55 @@ def read_expect(expect, cases_from):
     return wants
 
 
+WEDGE_MARK = 'kptest: wedged: '
+FRAME = re.compile(r'^\s+(?:\? )?([\w.]+\+0x[0-9a-f]+)/0x[0-9a-f]+')
+
+
+def wedge_digest(lines):
+    """A line per CPU and per blocked task from the report of a wedged
+    run (init's report_wedge: SysRq w and l), and the report's own lines:
+    where each CPU was, as "RIP <- caller <- ...", innermost first."""
+    out, who, frames, in_nmi, rip = [], None, [], False, None
+
+    def flush():
+        if who:
+            out.append(f'{who}: ' + ' <- '.join(([f'RIP {rip}'] if rip else []) + frames[:6]))
+
+    for line in lines:
+        m = re.search(r'NMI backtrace for cpu (\d+)( skipped: idling at (\S+))?', line)
+        t = re.search(r'task:(\S+)\s+state:(\S+)', line)
+        if m or t or WEDGE_MARK in line:
+            flush()
+            who, frames, in_nmi, rip = None, [], False, None
+        if m and m.group(2):
+            out.append(f'cpu{m.group(1)}: idle at {m.group(3)}')
+        elif m:
+            who = f'cpu{m.group(1)}'
+        elif t:
+            who = f'task {t.group(1)} ({t.group(2)})'
+        elif WEDGE_MARK in line:
+            text = line.split(WEDGE_MARK, 1)[1]
+            if not text.startswith('ps:') or (' R ' in text and ' ps ' not in text):
+                out.append(text)
+        elif who:
+            c = re.search(r'^CPU: \d+ .*Comm: (\S+)', line)
+            if c and who.startswith('cpu'):
+                who += f' ({c.group(1)})'
+            r = re.search(r'RIP: 0010:(\S+)', line)
+            if r and rip is None and not in_nmi:
+                rip = r.group(1)
+            if '<NMI>' in line:
+                in_nmi = True
+            elif '</NMI>' in line:
+                in_nmi = False
+            else:
+                f = FRAME.match(line)
+                if f and not in_nmi and not line.lstrip().startswith('?'):
+                    frames.append(f.group(1))
+    flush()
+    return out
+
+
 def judge(path, prefix, wants, problems):
     """Print the cases of one console; add its problems; return counts."""
     with open(path, errors='replace') as f:
@@ -174,16 +223,25 @@ def judge(path, prefix, wants, problems):
 
     seen = {p for p, _, _ in leaves}
     suites = {p.split('/')[0] for p in seen} | {'/'.join(p.split('/')[:2]) for p in seen}
+    finished = any(END_MARK in l for l in lines)
+    missing = []
     for kind, want in wants:
         if kind == 'require' and want not in suites and want not in seen:
-            problems.append(f'missing: {prefix}{want} did not report')
+            missing.append(want)
         elif kind == 'optional' and want not in seen:
             print(f'  n/a   {prefix}{want} # not built in this configuration')
+    if finished or len(missing) < 3:
+        problems += [f'missing: {prefix}{want} did not report' for want in missing]
+    else:
+        # What a wedged run never reached says little one by one.
+        problems.append(f'missing: {prefix}{len(missing)} expected results did not report, '
+                        f'from {missing[0]} to {missing[-1]}')
     for line in lines:
         if SPLATS.search(line):
             problems.append(f'splat: {prefix}{line.strip()}')
-    if not any(END_MARK in l for l in lines):
+    if not finished:
         problems.append(f'missing: {prefix}the run did not finish (no end marker)')
+        problems += [f'wedged: {prefix}{w}' for w in wedge_digest(lines)]
     if not leaves:
         problems.append(f'missing: {prefix}no KTAP results at all')
 
@@ -218,13 +276,17 @@ def main():
         p, f, k = judge(path, label + '/' if label else '', wants, problems)
         passed, failed, skipped = passed + p, failed + f, skipped + k
 
-    for p in problems[:40]:
+    # A wedged run's report goes last, where a short tail of the output
+    # still shows it.
+    problems.sort(key=lambda p: p.startswith('wedged: '))
+    for p in problems[:40] + [p for p in problems[40:] if p.startswith('wedged: ')]:
         print(p)
     if len(problems) > 40:
         print(f'... and {len(problems) - 40} more problems')
     if skipped:
         print(f'{skipped} skipped')
-    failed += len(problems)
+    # The report of a wedged run explains a failure counted above.
+    failed += len([p for p in problems if not p.startswith('wedged: ')])
     print(f'{passed} passed, {failed} failed')
     return 1 if failed else 0
 
