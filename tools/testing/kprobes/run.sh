@@ -30,7 +30,8 @@ OBJ="$obj" "$top/tools/testing/kprobes/mkinitramfs.sh" "$initrd"
 wedge=
 case "${QEMU_EXTRA:-}" in
 *icount*) ;;
-*) [ "$mode" = shell ] || wedge="kpwedge=$(( ${TIMEOUT:-900} - 60 ))" ;;
+*) [ "$mode" = shell ] || [ "${TIMEOUT:-900}" -le 120 ] ||
+	wedge="kpwedge=$(( ${TIMEOUT:-900} - 60 ))" ;;
 esac
 
 cmd=(qemu-system-x86_64 -accel "tcg${TCG_THREAD:+,thread=$TCG_THREAD}" -cpu max -smp "${CPUS:-2}" -m "${MEM:-1024}"
@@ -42,8 +43,22 @@ cmd=(qemu-system-x86_64 -accel "tcg${TCG_THREAD:+,thread=$TCG_THREAD}" -cpu max 
 if [ "$mode" = shell ]; then
 	exec "${cmd[@]}"
 fi
-if [ -n "$log" ]; then
-	timeout --foreground "${TIMEOUT:-900}" "${cmd[@]}" < /dev/null 2>&1 | tee "$log"
-else
-	timeout --foreground "${TIMEOUT:-900}" "${cmd[@]}" < /dev/null 2>&1
+if [ -z "$log" ]; then
+	exec timeout --foreground "${TIMEOUT:-900}" "${cmd[@]}" < /dev/null 2>&1
 fi
+
+# A guest that wedges so that no CPU runs its /init any more cannot report
+# itself: 20 s before the timeout, QEMU's monitor says where each vCPU is
+# (qemu_regs.py), after the console in the log.
+mon=$(mktemp -u /tmp/kprobes-qemu-mon.XXXXXX)
+cmd+=(-monitor "unix:$mon,server=on,wait=off")
+python3 "$top/tools/testing/kprobes/qemu_regs.py" $(( ${TIMEOUT:-900} - 20 )) \
+	"$mon" "$obj/System.map" > "$log.host" 2>/dev/null &
+regs=$!
+rc=0
+timeout --foreground "${TIMEOUT:-900}" "${cmd[@]}" < /dev/null 2>&1 | tee "$log" || rc=$?
+kill $regs 2>/dev/null || true
+wait $regs 2>/dev/null || true
+cat "$log.host" >> "$log"
+rm -f "$mon" "$log.host"
+exit $rc
