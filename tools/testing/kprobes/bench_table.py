@@ -13,6 +13,7 @@ import sys
 
 ORDER = ['kprobe', 'kprobe_mid', 'kprobe_event', 'kprobe_int3', 'kprobe_post', 'two_kprobes', 'kretprobe',
          'kretprobe_int3', 'jprobe', 'time_to_optimized',
+         'time_to_optimized_after_removal', 'time_to_optimized_reregistered',
          'time_to_optimized_wall',
          'single_register_1000', 'single_unregister_1000',
          'batch_register_1000', 'batch_unregister_1000',

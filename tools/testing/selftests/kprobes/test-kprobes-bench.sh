@@ -23,7 +23,8 @@ figure() {
 }
 missing=
 for c in kprobe kprobe_mid kprobe_int3 kprobe_post two_kprobes kretprobe kretprobe_int3 \
-	 jprobe time_to_optimized batch_register_[0-9]* batch_unregister_[0-9]* \
+	 jprobe time_to_optimized time_to_optimized_after_removal time_to_optimized_reregistered \
+	 batch_register_[0-9]* batch_unregister_[0-9]* \
 	 single_register_[0-9]* single_unregister_[0-9]* \
 	 every_function_register_[0-9]* every_function_optimized_[0-9]* \
 	 every_function_unregister_[0-9]* every_function_workload; do

@@ -64,6 +64,8 @@ module_param_cb(now, &now_ops, NULL, 0444);
 
 /* The probed function: exported, small, deterministic, rarely called. */
 #define TARGET		"int_sqrt"
+/* Another small function, for a probe right after one on TARGET went. */
+#define TARGET2		"gcd"
 static unsigned long sink;
 
 static int nop_pre(struct kprobe *p, struct pt_regs *regs)
@@ -242,13 +244,19 @@ static void bench_kprobe_mid(void)
 /*
  * Each run waits for the optimizer's next pass, which both kernels start
  * from a timer and end after an RCU Tasks grace period: where in a tick
- * the registration falls moves one run by milliseconds, so the figure is
- * the median of a few runs.  Each starts after a pause longer than the
- * RCU Tasks kthread's rest between two grace periods (HZ/10), so that
- * each run, like a user's first probe, finds no grace period under way
- * or just ended: back to back, a run would wait out the one the last
- * unregistration started (ours: the site is freed after one) and that
- * rest, and measure those instead.
+ * the registration falls moves one run by milliseconds, so a figure is
+ * the median of a few runs.  Each run starts after a pause longer than
+ * the RCU Tasks kthread's rest between two grace periods (HZ/10), so that
+ * it finds no grace period under way or just ended, as a user's first
+ * probe does:
+ *   time_to_optimized                a probe on TARGET
+ *   time_to_optimized_after_removal  one on TARGET2, registered right
+ *       after an optimized one on TARGET was unregistered: a removal that
+ *       starts a grace period of its own makes the next optimization
+ *       wait that one out, and the rest after it
+ *   time_to_optimized_reregistered   the same on TARGET itself, as a tool
+ *       that replaces its probe does: upstream undoes a removed probe's
+ *       jump later, and takes it up again for a new probe at its address
  */
 #define OPTWAIT_RUNS 5
 #define OPTWAIT_PAUSE_MS 300
@@ -260,29 +268,63 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void bench_time_to_optimized(void)
+/* Register a probe on @sym (past its fentry call): 0 or an errno. */
+static int register_nop_on(struct kprobe *p, const char *sym)
+{
+	memset(p, 0, sizeof(*p));
+	p->symbol_name = sym;
+	p->pre_handler = nop_pre;
+	return register_kprobe(p) ?: move_past_ftrace(p);
+}
+
+/* An optimized probe on @sym, there and gone. */
+static bool optimize_and_remove(const char *sym)
+{
+	struct kprobe a;
+	bool opt;
+
+	if (register_nop_on(&a, sym))
+		return false;
+	opt = wait_optimized(&a, NULL);
+	msleep(OPTWAIT_PAUSE_MS);
+	unregister_kprobe(&a);
+	return opt;
+}
+
+/* The median time to optimized of a probe on @sym, after @removed's. */
+static void optwait_runs(const char *name, const char *sym,
+			 const char *removed)
 {
 	u64 ns[OPTWAIT_RUNS];
+	struct kprobe a;
 	int i;
 
 	for (i = 0; i < OPTWAIT_RUNS; i++) {
-		struct kprobe a = { .symbol_name = TARGET,
-				    .pre_handler = nop_pre };
-
 		msleep(OPTWAIT_PAUSE_MS);
-		if (register_kprobe(&a) || move_past_ftrace(&a)) {
-			pr_info("kpbench: time_to_optimized n/a register failed\n");
+		if (removed && !optimize_and_remove(removed)) {
+			pr_info("kpbench: %s n/a %s not optimized\n", name, removed);
+			return;
+		}
+		if (register_nop_on(&a, sym)) {
+			pr_info("kpbench: %s n/a register failed\n", name);
 			return;
 		}
 		if (!wait_optimized(&a, &ns[i])) {
-			pr_info("kpbench: time_to_optimized n/a never optimized\n");
+			pr_info("kpbench: %s n/a never optimized\n", name);
 			unregister_kprobe(&a);
 			return;
 		}
 		unregister_kprobe(&a);
 	}
 	sort(ns, OPTWAIT_RUNS, sizeof(ns[0]), cmp_u64, NULL);
-	pr_info("kpbench: time_to_optimized %llu ns\n", ns[OPTWAIT_RUNS / 2]);
+	pr_info("kpbench: %s %llu ns\n", name, ns[OPTWAIT_RUNS / 2]);
+}
+
+static void bench_time_to_optimized(void)
+{
+	optwait_runs("time_to_optimized", TARGET, NULL);
+	optwait_runs("time_to_optimized_after_removal", TARGET2, TARGET);
+	optwait_runs("time_to_optimized_reregistered", TARGET, TARGET);
 }
 
 #ifdef CONFIG_KRETPROBES
