@@ -680,7 +680,7 @@ static void wait_settled(struct kprobe *kps, int n, u64 t_start)
 			last = k;
 			t_last = t;
 		} else if (t - t_last > NSEC_PER_SEC ||
-			   t - t_start > 60 * NSEC_PER_SEC) {
+			   t - t_start > 60ULL * NSEC_PER_SEC) {
 			break;
 		}
 	}
