@@ -222,15 +222,22 @@ static int move_past_ftrace(struct kprobe *p)
 	return register_kprobe(p);
 }
 
+/* Register a probe on @sym (past its fentry call): 0 or an errno. */
+static int register_nop_on(struct kprobe *p, const char *sym)
+{
+	memset(p, 0, sizeof(*p));
+	p->symbol_name = sym;
+	p->pre_handler = nop_pre;
+	return register_kprobe(p) ?: move_past_ftrace(p);
+}
+
 static void bench_kprobe_mid(void)
 {
-	struct kprobe a = { .symbol_name = TARGET, .pre_handler = nop_pre };
 	u64 base = baseline(), opt_ns = 0;
+	struct kprobe a;
 	bool opt;
-	int ret = register_kprobe(&a);
+	int ret = register_nop_on(&a, TARGET);
 
-	if (!ret)
-		ret = move_past_ftrace(&a);
 	if (ret) {
 		pr_info("kpbench: kprobe_mid n/a register failed (%d)\n", ret);
 		return;
@@ -266,15 +273,6 @@ static int cmp_u64(const void *a, const void *b)
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* Register a probe on @sym (past its fentry call): 0 or an errno. */
-static int register_nop_on(struct kprobe *p, const char *sym)
-{
-	memset(p, 0, sizeof(*p));
-	p->symbol_name = sym;
-	p->pre_handler = nop_pre;
-	return register_kprobe(p) ?: move_past_ftrace(p);
 }
 
 /* An optimized probe on @sym, there and gone. */
