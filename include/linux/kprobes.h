@@ -13,6 +13,7 @@
 #include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/linkage.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -20,6 +21,7 @@
 #include <linux/notifier.h>
 #include <linux/objpool.h>
 #include <linux/percpu.h>
+#include <linux/rculist.h>
 #include <linux/rcupdate.h>
 #include <linux/rethook.h>
 #include <linux/smp.h>
@@ -362,7 +364,25 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri,
 			    struct pt_regs *regs);
 unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 					   void *frame_pointer);
-bool is_kretprobe_trampoline(unsigned long addr);
+#ifdef CONFIG_KRETPROBES
+/* The arch's return trampoline, which every arch of ours names so. */
+void __kretprobe_trampoline(void);
+
+/*
+ * Is @addr the return trampoline (a return address an unwinder found, or
+ * one an instance recorded)?  Inline: every return of a kretprobe asks.
+ */
+static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return addr == (unsigned long)
+		dereference_kernel_function_descriptor(__kretprobe_trampoline);
+}
+#else
+static inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return false;
+}
+#endif
 unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 				      struct llist_node **cur);
 

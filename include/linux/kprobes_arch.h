@@ -33,6 +33,32 @@
 /* The site at @addr, or NULL; RCU, which the hit context implies. */
 struct kprobe_site *kprobe_site_lookup(kprobe_opcode_t *addr);
 /*
+ * The same, inline, for the handlers of a hit: the walk is a few
+ * instructions, and a call to it would add a call, the callee's endbr and
+ * a return (a jump to the return thunk under the retbleed mitigations) to
+ * every hit.  The hash itself is sites.c's; only it writes the hash, under
+ * kprobe_mutex.  Not exported: modules use kprobe_site_lookup().
+ */
+#define KPROBE_SITE_HASH_BITS	10
+extern struct hlist_head kprobe_site_hash[1 << KPROBE_SITE_HASH_BITS];
+
+static __always_inline struct kprobe_site *
+kprobe_site_find(kprobe_opcode_t *addr)
+{
+	/* hash_add_rcu()'s bucket (sites.c): hash_min() of an unsigned long. */
+	struct hlist_head *bucket =
+		&kprobe_site_hash[hash_long((unsigned long)addr,
+					    KPROBE_SITE_HASH_BITS)];
+	struct kprobe_site *site;
+
+	hlist_for_each_entry_rcu_notrace(site, bucket, node) {
+		if (site->addr == addr)
+			return site;
+	}
+	return NULL;
+}
+
+/*
  * Run the site's pre_handlers with current_kprobe naming each; true when
  * one changed the instruction pointer (the probed instruction is then not
  * carried out).  @jprobe_ok: a jprobe may take over from here.
@@ -121,8 +147,12 @@ void arch_kprobe_drop_jump(struct kprobe_site *site);
 int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site);
 #ifdef CONFIG_KPROBES_ON_FTRACE
 extern bool kprobe_ftrace_disabled;
+/* One handler per ops of ftrace.c: the plain one and the IPMODIFY one. */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+void kprobe_ftrace_ipmodify_handler(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *ops,
+				    struct ftrace_regs *fregs);
 #endif
 /*
  * Jprobes: jprobe_setjmp() is every jprobe's pre_handler (the core knows
@@ -136,7 +166,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  * Return probes (CONFIG_KRETPROBES), hit context: arch_prepare_kretprobe()
  * records the return address and its stack slot in the instance and hooks
  * the return; the arch's trampoline calls kretprobe_trampoline_handler()
- * and returns where it says.  is_kretprobe_trampoline() is the unwinders'.
+ * and returns where it says; the trampoline's symbol is
+ * __kretprobe_trampoline, which is_kretprobe_trampoline() compares with.
  * (declared with the kretprobe API in <linux/kprobes.h>)
  */
 

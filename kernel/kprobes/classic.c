@@ -227,18 +227,7 @@ void free_insn_slot(kprobe_opcode_t *slot, int dirty)
  * address and frame in the instance and hooks the return to its
  * __kretprobe_trampoline, which calls kretprobe_trampoline_handler(), as
  * the core's kretprobes expect (kretprobe.c).
- */
-void __kretprobe_trampoline(void);
-
-bool is_kretprobe_trampoline(unsigned long addr)
-{
-	return addr == (unsigned long)
-		dereference_kernel_function_descriptor(__kretprobe_trampoline);
-}
-
-NOKPROBE_SYMBOL(is_kretprobe_trampoline);
-
-/*
+ *
  * The older architectures' trampolines are a probe of their own, whose
  * handler calls this with the CPU inside Kprobes already; the core's
  * handler marks the CPU busy itself either way.

@@ -10,7 +10,8 @@
  * an address never touches the text.  Its site asks ftrace for the call
  * instead: an ftrace_ops of ours (one of two, below), with the addresses
  * of every armed ftrace site in its filter, reaches the arch's
- * kprobe_ftrace_handler(), which runs the site's handlers with a full
+ * kprobe_ftrace_handler() (or kprobe_ftrace_ipmodify_handler(), one for
+ * each ops), which runs the site's handlers with a full
  * struct pt_regs.
  *
  * Arming and disarming go through the same queue as int3 sites
@@ -83,7 +84,7 @@ static struct ftrace_user {
 		.ops.flags	= FTRACE_OPS_FL_SAVE_REGS,
 		.in		= KPROBE_FTRACE_IN_PLAIN,
 	}, {
-		.ops.func	= kprobe_ftrace_handler,
+		.ops.func	= kprobe_ftrace_ipmodify_handler,
 		.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 		.in		= KPROBE_FTRACE_IN_IPMODIFY,
 	},

@@ -25,8 +25,8 @@ DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 #endif
 
-#define KPROBE_HASH_BITS	10
-static DEFINE_HASHTABLE(kprobe_site_hash, KPROBE_HASH_BITS);
+/* Open to the hit paths' kprobe_site_find() (kprobes_arch.h). */
+DEFINE_HASHTABLE(kprobe_site_hash, KPROBE_SITE_HASH_BITS);
 
 void kprobe_site_insert(struct kprobe_site *site)
 {
@@ -71,20 +71,13 @@ void kprobe_site_gone(struct kprobe_site *site)
  * kprobe_site_lookup() - find the probe site at an address
  * @addr: the probed address
  *
- * Called from the breakpoint path with interrupts off, or with kprobe_mutex
- * held.  Return: the site, or NULL.
+ * Called with kprobe_mutex held or as an RCU reader (interrupts or
+ * preemption off will do); the hit paths use kprobe_site_find() inline.
+ * Return: the site, or NULL.
  */
 struct kprobe_site *__kprobes kprobe_site_lookup(kprobe_opcode_t *addr)
 {
-	struct kprobe_site *site;
-
-	hash_for_each_possible_rcu(kprobe_site_hash, site, node,
-				   (unsigned long)addr,
-				   lockdep_is_held(&kprobe_mutex)) {
-		if (site->addr == addr)
-			return site;
-	}
-	return NULL;
+	return kprobe_site_find(addr);
 }
 EXPORT_SYMBOL_GPL(kprobe_site_lookup);
 

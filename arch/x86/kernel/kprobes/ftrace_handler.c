@@ -23,9 +23,15 @@
 #include <asm/text-patching.h>
 
 /* A hit that finds this CPU inside Kprobes already runs no handler. */
-static bool __kprobes kprobes_busy_here(void)
+static __always_inline bool kprobes_busy_here(void)
 {
-	return kprobe_running() || get_kprobe_ctlblk()->depth;
+	return kprobe_running() || __this_cpu_read(kprobe_ctlblk.depth);
+}
+
+/* One per-CPU store, where get_kprobe_ctlblk() would add a load. */
+static __always_inline void set_kprobe_status(unsigned long status)
+{
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, status);
 }
 
 /*
@@ -67,7 +73,7 @@ static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 		instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
 		p = single ? kprobe_running() : NULL;
 		if (p && p->post_handler && ftrace_sole_probe(site, p)) {
-			get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
+			set_kprobe_status(KPROBE_HIT_SSDONE);
 			p->post_handler(p, regs, 0);
 			reset_current_kprobe();
 		} else {
@@ -97,7 +103,7 @@ static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
 	if (!p)
 		return false;
 	__this_cpu_write(current_kprobe, p);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	set_kprobe_status(KPROBE_HIT_ACTIVE);
 	if (p->pre_handler(p, regs)) {
 		reset_current_kprobe();
 		return true;
@@ -106,12 +112,16 @@ static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
 	return true;
 }
 
-void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *ops,
-				     struct ftrace_regs *fregs)
+/*
+ * A hit through one of the two ops: @ipmodify says which, a constant in
+ * each of the two handlers below, so that neither reads it from the ops.
+ */
+static __always_inline void ftrace_hit(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_regs *fregs,
+				       bool ipmodify)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	bool ipmodify = ops->flags & FTRACE_OPS_FL_IPMODIFY;
 	struct kprobe_site *site;
 	unsigned long orig_ip, flags;
 	int bit;
@@ -123,7 +133,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 
 	/* Preemption is off: an RCU reader, as removal expects (register.c). */
-	site = kprobe_site_lookup((kprobe_opcode_t *)ip);
+	site = kprobe_site_find((kprobe_opcode_t *)ip);
 	if (unlikely(!site) || !kprobe_ftrace_ops_acts(site, ipmodify))
 		goto out;
 	/*
@@ -166,4 +176,21 @@ out_irq:
 	local_irq_restore(flags);
 out:
 	ftrace_test_recursion_unlock(bit);
+}
+
+/* The handler of the plain ops (kernel/kprobes/ftrace.c). */
+void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *ops,
+				     struct ftrace_regs *fregs)
+{
+	ftrace_hit(ip, parent_ip, fregs, false);
+}
+
+/* The handler of the IPMODIFY ops, which sites with a jprobe are in. */
+void __kprobes kprobe_ftrace_ipmodify_handler(unsigned long ip,
+					      unsigned long parent_ip,
+					      struct ftrace_ops *ops,
+					      struct ftrace_regs *fregs)
+{
+	ftrace_hit(ip, parent_ip, fregs, true);
 }

@@ -425,7 +425,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 	if (jprobe_is_return_trap(addr))
 		return jprobe_returned(kcb, regs);
 
-	site = kprobe_site_lookup(addr);
+	site = kprobe_site_find(addr);
 	if (!site) {
 		/* The int3 went away after this CPU fetched it?  Else not ours. */
 		if (*addr != INT3_INSN_OPCODE)
@@ -439,7 +439,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 		 * the read barrier pairs with that order.
 		 */
 		smp_rmb();
-		site = kprobe_site_lookup(addr);
+		site = kprobe_site_find(addr);
 		if (!site)
 			return 0;
 	}

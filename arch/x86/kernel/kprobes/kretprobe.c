@@ -1,24 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86 part of kretprobes (both widths): hijacking the return address at a function's
- * entry, and the C side of the return trampoline.
+ * x86 part of kretprobes (both widths): hijacking the return address at a
+ * function's entry.  The trampoline it returns to is
+ * kretprobe_trampoline.S; is_kretprobe_trampoline() is inline
+ * (<linux/kprobes.h>).
  */
 #include <linux/kprobes.h>
 #include <asm/ptrace.h>
 #include <asm/segment.h>
-
-void __kretprobe_trampoline(void);
-
-/**
- * is_kretprobe_trampoline() - is an address the return trampoline
- * @addr: a code address, typically a return address found on a stack
- */
-bool is_kretprobe_trampoline(unsigned long addr)
-{
-	return addr == (unsigned long)__kretprobe_trampoline;
-}
-
-NOKPROBE_SYMBOL(is_kretprobe_trampoline);
 
 /*
  * At the entry of the probed function the return address is on top of the
