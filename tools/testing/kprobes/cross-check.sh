@@ -35,6 +35,17 @@ arc       arc      arc-linux-gnu-           gcc-arc-linux-gnu           -
 "
 want=${*:-$(awk 'NF {print $1}' <<<"$table")}
 failed=0
+# The missing compilers in one apt-get call (one package at a time below
+# only if that fails).
+missing=
+for a in $want; do
+	pkg=$(awk -v a="$a" '$1 == a {print $4}' <<<"$table")
+	[ -n "$pkg" ] || continue
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $pkg"
+done
+[ -z "$missing" ] ||
+	apt-get install -y -qq --no-install-recommends $missing > /dev/null 2>&1 || true
 for a in $want; do
 	read -r _ karch cross pkg extra < <(awk -v a="$a" '$1 == a' <<<"$table")
 	if [ -z "${karch:-}" ]; then
@@ -68,7 +79,7 @@ for a in $want; do
 	dirs=$(cd "$src" && grep -rlE 'obj-\$\(CONFIG_(KPROBES|KRETPROBES)\)' --include=Makefile "arch/$srcarch" |
 		xargs -n1 dirname | sort -u | sed 's|$|/|' | tr '\n' ' ')
 	targets="kernel/kprobes/ $dirs"
-	if k prepare && k -k $targets; then
+	if k -j"$(nproc)" prepare && k -j"$(nproc)" -k $targets; then
 		echo "cross-check: $a: ok ($(grep -c '=y' "$obj/.config" | tr -d ' ') options; KRETPROBES=$(grep -q '^CONFIG_KRETPROBES=y' "$obj/.config" && echo y || echo n); built: $targets)"
 	else
 		echo "cross-check: $a: FAIL (see $log)"

@@ -11,14 +11,19 @@
 #      "checkpatch:");
 #   3. every step builds and boots: each kernel of make check (test,
 #      tracing), configured from its fragments at that step, built
-#      incrementally in build/obj-series-<kernel>, booted under QEMU to an
+#      incrementally in build/src itself (each step checked out there in
+#      turn, then the assembled tree again) and in make check's own object
+#      folders, booted under QEMU to an
 #      /init that prints a line and reboots (QEMU ends); after the switch to the
 #      new core that /init also reads /sys/kernel/debug/kprobes/list.  A
 #      step that only adds files no build reads (no Makefile, Kbuild or
 #      Kconfig among them), or only changes Documentation/ or the
 #      selftests, is the image of the step before, not rebuilt.  The
 #      last step must have every option of the fragments, as make check's
-#      kernels do (SERIES_BUILD=0 skips all of 3).
+#      kernels do (SERIES_BUILD=0 skips all of 3).  The last step is the
+#      assembled tree, so the walk leaves make check's kernels built: run
+#      before make check (as .ci/run does), it costs one build of each
+#      kernel from scratch, not two.
 # Prints one line per patch: its size, checkpatch totals, build results.
 set -euo pipefail
 
@@ -29,7 +34,6 @@ T=$top/tools/testing/kprobes
 src=$BUILD/src
 out=$BUILD/patches
 check=$BUILD/am-check
-steps=$BUILD/series-src
 KERNELS=${SERIES_KERNELS:-test tracing}
 g() { git -C "$src" "$@"; }
 
@@ -133,14 +137,20 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 	# The image each kernel last booted; the switch changes every image,
 	# so an image booted before it never stands for a step after it.
 	declare -A booted
-	if [ ! -e "$steps/.git" ]; then
-		g worktree prune
-		g worktree add -q --detach "$steps" base
-	fi
+	# What earlier versions of this script built the steps in.
+	g worktree remove --force "$BUILD/series-src" 2>/dev/null || true
+	g worktree prune
+	rm -rf "$BUILD"/obj-series-*
+	# The steps are checked out in build/src itself: git rewrites only
+	# the files a step changes, so each kernel's build goes step by step
+	# from the base to the assembled tree, incrementally, and make check
+	# finds it built.  Whatever happens, build/src ends as assemble.sh
+	# left it.
+	trap 'g checkout -q -f assembled' EXIT
 	i=0
 	for c in $(g rev-list --reverse base..assembled); do
 		i=$((i + 1))
-		git -C "$steps" checkout -q -f "$c"
+		g checkout -q -f "$c"
 		[ "$c" = "$switch" ] && after=1
 		changes=$(g diff --name-status --no-renames "$c~1" "$c")
 		paths=$(echo "$changes" | cut -f2)
@@ -158,8 +168,8 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 		echo "$paths" | grep -qE '(^|/)(Makefile|Kbuild|Kconfig[^/]*)$' && unseen=0
 		[ "$i" = 1 ] && unseen=0
 		for k in $KERNELS; do
-			obj=$BUILD/obj-series-$k
-			log=$obj/step-$i.log
+			obj=$(kernel_obj "$k")
+			log=$obj/series-step-$i.log
 			mkdir -p "$obj"
 			if [ "$unseen" = 1 ] && [ -n "${booted[$k]:-}" ]; then
 				built[$i]="${built[$i]:-} $k ok (no file the build reads: the image of step $((i - 1)))"
@@ -172,11 +182,11 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 			# Only a step that changes a Kconfig file can change the
 			# result, so the others keep the step before's .config.
 			if ( if [ "$kconfig" = 1 ] || [ "$i" = 1 ] || [ ! -e "$obj/.config" ]; then
-				make -s -C "$steps" O="$obj" ARCH=x86_64 tinyconfig &&
-				"$steps/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags &&
-				make -s -C "$steps" O="$obj" ARCH=x86_64 olddefconfig
+				make -s -C "$src" O="$obj" ARCH=x86_64 tinyconfig &&
+				"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags &&
+				make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig
 			     fi &&
-			     make -s -C "$steps" O="$obj" ARCH=x86_64 -j"$(nproc)" bzImage modules ) > "$log" 2>&1; then
+			     make -s -C "$src" O="$obj" ARCH=x86_64 -j"$(nproc)" bzImage modules ) > "$log" 2>&1; then
 				# A step that changes nothing the build reads (a file
 				# no Makefile names yet) links no new image: the same
 				# bytes booted at the step before, with the same /init
@@ -184,11 +194,11 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 				img=$(sha256sum < "$obj/arch/x86/boot/bzImage")
 				if [ "$img" = "${booted[$k]:-}" ]; then
 					built[$i]="${built[$i]:-} $k ok (the image of step $((i - 1)))"
-				elif step_boots "$obj" "$obj/step-$i.boot" $after; then
+				elif step_boots "$obj" "$obj/series-step-$i.boot" $after; then
 					built[$i]="${built[$i]:-} $k ok"
 					booted[$k]=$img
 				else
-					built[$i]="${built[$i]:-} $k BOOT FAILED ($obj/step-$i.boot)"
+					built[$i]="${built[$i]:-} $k BOOT FAILED ($obj/series-step-$i.boot)"
 					fail=1
 				fi
 			else
@@ -198,16 +208,27 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 		done
 		echo "patches: step $i built and booted:${built[$i]}"
 	done
+	g checkout -q -f assembled
+	trap - EXIT
 	# The last step is make check's kernels: every option stuck.
 	for k in $KERNELS; do
 		for f in $(kernel_configs "$k"); do
 			grep '^CONFIG_.*=' "$top/configs/$f.config" | while read -r line; do
-				grep -qxF "$line" "$BUILD/obj-series-$k/.config" ||
+				grep -qxF "$line" "$(kernel_obj "$k")/.config" ||
 					echo "patches: $k: $line did not stick at the last step" >&2
 			done
 		done
 	done 2>&1 | tee "$BUILD/series-config.err" >&2
-	[ -s "$BUILD/series-config.err" ] && fail=1
+	if [ -s "$BUILD/series-config.err" ]; then
+		fail=1
+	else
+		# The .config is build.sh's, from the same fragments: say so,
+		# so that make check does not configure it again.
+		for k in $KERNELS; do
+			for f in $(kernel_configs "$k"); do cat "$top/configs/$f.config"; done |
+				sha256sum | cut -d' ' -f1 > "$(kernel_obj "$k")/.fragments"
+		done
+	fi
 	if [ -z "$switch" ]; then
 		echo "patches: no patch 'kprobes: Switch to the new implementation'" >&2
 		fail=1
@@ -226,7 +247,7 @@ for p in "$out"/*.patch; do
 		"${built[$i]:+, built and booted:${built[$i]}}"
 done
 if [ $fail -ne 0 ]; then
-	echo "patches: FAILED (checkpatch reports in $out/*.checkpatch, build logs in build/obj-series-*)" >&2
+	echo "patches: FAILED (checkpatch reports in $out/*.checkpatch, build logs and consoles in build/obj*/series-step-*)" >&2
 	exit 1
 fi
 echo "patches: all checks passed"
