@@ -23,7 +23,12 @@
 #      kernels do (SERIES_BUILD=0 skips all of 3).  The last step is the
 #      assembled tree, so the walk leaves make check's kernels built: run
 #      before make check (as .ci/run does), it costs one build of each
-#      kernel from scratch, not two.
+#      kernel from scratch, not two.  SERIES_EARLY_KERNELS="tracing" builds
+#      only the tracing kernel before the switch (.ci/run's choice): the
+#      switch changes struct task_struct in the test kernel (RETHOOK goes;
+#      fprobe keeps it in the tracing kernel), so the test kernel is built
+#      in full twice otherwise, and before the switch the tracing kernel
+#      compiles all the test kernel does and more.
 # Prints one line per patch: its size, checkpatch totals, build results.
 set -euo pipefail
 
@@ -35,6 +40,8 @@ src=$BUILD/src
 out=$BUILD/patches
 check=$BUILD/am-check
 KERNELS=${SERIES_KERNELS:-test tracing}
+# The kernels built at the steps before the switch (default: all).
+early=${SERIES_EARLY_KERNELS-$KERNELS}
 g() { git -C "$src" "$@"; }
 
 rm -rf "$out"
@@ -171,6 +178,10 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 			obj=$(kernel_obj "$k")
 			log=$obj/series-step-$i.log
 			mkdir -p "$obj"
+			if [ "$after" = 0 ] && ! grep -qw "$k" <<<"$early"; then
+				built[$i]="${built[$i]:-} $k not built (before the switch; SERIES_EARLY_KERNELS=\"$early\")"
+				continue
+			fi
 			if [ "$unseen" = 1 ] && [ -n "${booted[$k]:-}" ]; then
 				built[$i]="${built[$i]:-} $k ok (no file the build reads: the image of step $((i - 1)))"
 				continue
