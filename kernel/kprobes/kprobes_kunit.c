@@ -142,6 +142,81 @@ static void recursion_pairs_entries_and_returns(struct kunit *test)
 	unregister_kretprobe(&rp);
 }
 
+/* Which of two return probes each return went to, in order ('a', 'b'). */
+static char ret_by[8];
+
+static int note_return_a(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (seen.returns < ARRAY_SIZE(ret_by))
+		ret_by[seen.returns] = 'a';
+	return note_return(ri, regs);
+}
+
+static int note_return_b(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (seen.returns < ARRAY_SIZE(ret_by))
+		ret_by[seen.returns] = 'b';
+	return note_return(ri, regs);
+}
+
+/*
+ * Two return probes on one function: two instances for one stack slot.
+ * The entries run in registration order, so @b's instance is the newer
+ * and holds the trampoline's address, @a's the real one: the return takes
+ * the general path of kretprobe_trampoline_handler() (a lone instance
+ * takes its short one), which runs the newer first.  One instance per
+ * pool, so an instance that did not go back would be a miss.
+ */
+static void two_kretprobes_share_a_return(struct kunit *test)
+{
+	struct kretprobe a = {
+		.kp.symbol_name = "kpr_square",
+		.entry_handler = keep_arg,
+		.handler = note_return_a,
+		.data_size = sizeof(long),
+		.maxactive = 1,
+	};
+	struct kretprobe b = a;
+
+	b.handler = note_return_b;
+	memset(ret_by, 0, sizeof(ret_by));
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&a), 0);
+	if (register_kretprobe(&b)) {
+		unregister_kretprobe(&a);
+		KUNIT_FAIL(test, "the second kretprobe was refused");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, kpr_square(5), 25L);
+	KUNIT_EXPECT_EQ(test, seen.entries, 2);
+	KUNIT_EXPECT_EQ(test, seen.returns, 2);
+	KUNIT_EXPECT_EQ(test, ret_by[0], 'b');
+	KUNIT_EXPECT_EQ(test, ret_by[1], 'a');
+	KUNIT_EXPECT_EQ(test, seen.ret[0], 25L);
+	KUNIT_EXPECT_EQ(test, seen.ret[1], 25L);
+	KUNIT_EXPECT_EQ(test, seen.arg[0], 5L);
+	KUNIT_EXPECT_EQ(test, seen.arg[1], 5L);
+	/* A disabled probe takes no instance: @a's alone, the short path. */
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(6), 36L);
+	KUNIT_EXPECT_EQ(test, seen.entries, 3);
+	KUNIT_EXPECT_EQ(test, seen.returns, 3);
+	KUNIT_EXPECT_EQ(test, ret_by[2], 'a');
+	KUNIT_EXPECT_EQ(test, seen.ret[2], 36L);
+	KUNIT_EXPECT_EQ(test, seen.arg[2], 6L);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&b), 0);
+	/* Both pools have their one instance back: no miss. */
+	KUNIT_EXPECT_EQ(test, kpr_square(7), 49L);
+	KUNIT_EXPECT_EQ(test, seen.returns, 5);
+	KUNIT_EXPECT_EQ(test, ret_by[3], 'b');
+	KUNIT_EXPECT_EQ(test, ret_by[4], 'a');
+	KUNIT_EXPECT_EQ(test, seen.ret[3], 49L);
+	KUNIT_EXPECT_EQ(test, seen.ret[4], 49L);
+	unregister_kretprobe(&b);
+	unregister_kretprobe(&a);
+	KUNIT_EXPECT_EQ(test, a.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, b.nmissed, 0);
+}
+
 static int skip_odd(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	seen.entries++;
@@ -814,6 +889,7 @@ static void site_is_a_small_slab_object(struct kunit *test)
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
+	KUNIT_CASE(two_kretprobes_share_a_return),
 	KUNIT_CASE(entry_handler_can_skip),
 	KUNIT_CASE_SLOW(maxactive_exhaustion_counted),
 	KUNIT_CASE_SLOW(task_exit_returns_instance),

@@ -118,33 +118,12 @@ find_real_return(struct llist_node *node, void *fp)
 	return NULL;
 }
 
-/**
- * kretprobe_trampoline_handler() - a probed function has returned
- * @regs: registers at the return; the arch has set sp past the return slot
- * @frame_pointer: the stack slot that held the return address
- *
- * Runs the return handlers of every instance kept for @frame_pointer,
- * recycles them (and any older leftovers above them: calls that never came
- * back this way), and returns the real return address.
+/*
+ * Around the return handlers, what kprobe_busy_begin() and _end() do,
+ * inline: this runs on every return.
  */
-unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
-						     void *frame_pointer)
+static __always_inline void return_handlers_begin(void)
 {
-	struct llist_node *node, *first = current->kretprobe_instances.first;
-	struct kretprobe_instance *ri, *last;
-	struct kretprobe *rp;
-	unsigned long ret;
-
-	last = find_real_return(first, frame_pointer);
-	if (!last) {
-		pr_emerg("kretprobe BUG!: no instance for the return slot %p of %s/%d\n",
-			 frame_pointer, current->comm, current->pid);
-		BUG();
-	}
-	ret = (unsigned long)last->ret_addr;
-	instruction_pointer_set(regs, ret);
-
-	/* kprobe_busy_begin(), inline: this runs on every return. */
 	preempt_disable();
 	__this_cpu_write(current_kprobe, &kprobe_busy);
 	/*
@@ -154,15 +133,45 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 	 */
 	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
 		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+}
+
+static __always_inline void return_handlers_end(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
+}
+
+/* The return handler of @ri, unless its probe is gone or disabled. */
+static __always_inline void return_handler(struct kretprobe_instance *ri,
+					   struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	if (rp && rp->handler && !kprobe_disabled(&rp->kp)) {
+		__this_cpu_write(current_kprobe, &rp->kp);
+		ri->rp = rp;
+		rp->handler(ri, regs);
+	}
+}
+
+/*
+ * The general return: @last is the oldest instance kept for
+ * @frame_pointer, and @first, the task's newest, may differ from it.
+ */
+static noinline unsigned long __kprobes
+return_through(struct kretprobe_instance *last, struct llist_node *first,
+	       struct pt_regs *regs, void *frame_pointer)
+{
+	unsigned long ret = (unsigned long)last->ret_addr;
+	struct kretprobe_instance *ri;
+	struct llist_node *node;
+
+	instruction_pointer_set(regs, ret);
+	return_handlers_begin();
 	for (node = first; node; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
-		rp = get_kretprobe(ri);
-		if (ri->fp == frame_pointer && rp && rp->handler &&
-		    !kprobe_disabled(&rp->kp)) {
-			__this_cpu_write(current_kprobe, &rp->kp);
-			ri->rp = rp;
-			rp->handler(ri, regs);
-		}
+		if (ri->fp == frame_pointer)
+			return_handler(ri, regs);
 		if (ri == last)
 			break;
 	}
@@ -175,8 +184,48 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 		if (ri == last)
 			break;
 	}
-	__this_cpu_write(current_kprobe, NULL);
-	preempt_enable();
+	return_handlers_end();
+	return ret;
+}
+
+/**
+ * kretprobe_trampoline_handler() - a probed function has returned
+ * @regs: registers at the return; the arch has set sp past the return slot
+ * @frame_pointer: the stack slot that held the return address
+ *
+ * Runs the return handlers of every instance kept for @frame_pointer,
+ * recycles them (and any older leftovers above them: calls that never came
+ * back this way), and returns the real return address.
+ *
+ * The usual return has one instance, the task's newest: one return probe
+ * on the function, and no leftovers.  It is return_through() with @first
+ * and @last the same, without its loops and with fewer registers to save
+ * around the handler's call (make bench's kretprobe cases).
+ */
+unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
+						     void *frame_pointer)
+{
+	struct llist_node *first = current->kretprobe_instances.first;
+	struct kretprobe_instance *ri;
+	unsigned long ret;
+
+	ri = find_real_return(first, frame_pointer);
+	if (!ri) {
+		pr_emerg("kretprobe BUG!: no instance for the return slot %p of %s/%d\n",
+			 frame_pointer, current->comm, current->pid);
+		BUG();
+	}
+	if (&ri->llist != first)
+		return return_through(ri, first, regs, frame_pointer);
+
+	ret = (unsigned long)ri->ret_addr;
+	instruction_pointer_set(regs, ret);
+	return_handlers_begin();
+	return_handler(ri, regs);
+	current->kretprobe_instances.first = first->next;
+	/* @ri is @first's: one register less to keep across the handler. */
+	recycle_instance(container_of(first, struct kretprobe_instance, llist));
+	return_handlers_end();
 	return ret;
 }
 
