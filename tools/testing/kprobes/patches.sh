@@ -154,6 +154,10 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 	# finds it built.  Whatever happens, build/src ends as assemble.sh
 	# left it.
 	trap 'g checkout -q -f assembled' EXIT
+	# Until the walk has been through, no .config here is build.sh's: a
+	# walk stopped midway must not leave one that says it is.
+	declare -A configured
+	for k in $KERNELS; do rm -f "$(kernel_obj "$k")/.fragments"; done
 	i=0
 	for c in $(g rev-list --reverse base..assembled); do
 		i=$((i + 1))
@@ -192,12 +196,14 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 			# does not have yet drop out (no "did not stick" check here).
 			# Only a step that changes a Kconfig file can change the
 			# result, so the others keep the step before's .config.
-			if ( if [ "$kconfig" = 1 ] || [ "$i" = 1 ] || [ ! -e "$obj/.config" ]; then
+			# A kernel's first step here configures it afresh too.
+			if ( if [ "$kconfig" = 1 ] || [ -z "${configured[$k]:-}" ]; then
 				make -s -C "$src" O="$obj" ARCH=x86_64 tinyconfig &&
 				"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags &&
 				make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig
 			     fi &&
 			     make -s -C "$src" O="$obj" ARCH=x86_64 -j"$(nproc)" bzImage modules ) > "$log" 2>&1; then
+				configured[$k]=1
 				# A step that changes nothing the build reads (a file
 				# no Makefile names yet) links no new image: the same
 				# bytes booted at the step before, with the same /init
