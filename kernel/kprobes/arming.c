@@ -15,6 +15,16 @@
 /* Sites whose text byte is not yet what ->armed asks for; kprobe_mutex. */
 static LIST_HEAD(pending_sites);
 
+/*
+ * A commit changed the text (or ftrace's sites) and no kprobe_sync_text()
+ * has run since; kprobe_mutex.  A call that changed nothing (a disabled
+ * probe registered, a site armed already) then costs no IPI to every CPU.
+ */
+static bool text_unsynced;
+
+/* How many times every CPU was serialised, for the KUnit suite; kprobe_mutex. */
+unsigned long kprobe_text_syncs;
+
 /* Queue @site for the next commit (once). */
 void kprobe_site_queue(struct kprobe_site *site)
 {
@@ -51,6 +61,8 @@ int kprobe_commit_text(void)
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
+	if (!list_empty(&pending_sites) || kprobe_unoptimize_pending())
+		text_unsynced = true;
 	/* Jumps first: a byte queued below may lie under one. */
 	kprobe_commit_unoptimize();
 	ret = kprobe_ftrace_commit(&pending_sites);
@@ -59,11 +71,24 @@ int kprobe_commit_text(void)
 	return ret;
 }
 
-/* Write every queued byte and serialise every CPU against the new text. */
+/*
+ * Write every queued byte and serialise every CPU against the new text;
+ * with nothing written since the last sync, there is nothing to serialise.
+ */
 int kprobe_sync_text(void)
 {
 	int ret = kprobe_commit_text();
 
-	arch_kprobe_text_sync();
+	if (text_unsynced)
+		kprobe_serialise_cpus();
 	return ret;
+}
+
+/* Serialise every CPU against all the text committed so far. */
+void kprobe_serialise_cpus(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	arch_kprobe_text_sync();
+	text_unsynced = false;
+	WRITE_ONCE(kprobe_text_syncs, kprobe_text_syncs + 1);
 }

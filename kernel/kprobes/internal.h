@@ -28,10 +28,13 @@ void kprobe_site_queue(struct kprobe_site *site);
 void kprobe_site_drop_pending(struct kprobe_site *site);
 int kprobe_commit_text(void);
 int kprobe_sync_text(void);
+void kprobe_serialise_cpus(void);
+extern unsigned long kprobe_text_syncs;
 
 /* The jump optimizer (optimizer.c); kprobe_mutex. */
 extern int sysctl_kprobes_optimization;
 void kprobe_site_update_opt(struct kprobe_site *site);
+bool kprobe_unoptimize_pending(void);
 void kprobe_commit_unoptimize(void);
 void kprobe_site_opt_gone(struct kprobe_site *site);
 void kprobe_opt_neighbours_changed(kprobe_opcode_t *addr);

@@ -550,6 +550,44 @@ static void batch_failure_rolls_back(struct kunit *test)
 	unregister_kprobes(kps, 2);
 }
 
+/*
+ * Serialising every CPU is an IPI to each, and kprobe events register
+ * their probes one by one, disabled, most candidates of a sweep refused:
+ * a call that wrote no text serialises nothing (and a refused one waits
+ * for no grace period either: it skips the removal path altogether).
+ */
+static unsigned long text_syncs(void)
+{
+	return READ_ONCE(kprobe_text_syncs);
+}
+
+static void no_sync_without_text_change(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpr_square", .pre_handler = count_kpre,
+			     .flags = KPROBE_FLAG_DISABLED };
+	struct kprobe bad = { .symbol_name = "kpr_no_such_function" };
+	struct kprobe *kps[] = { &bad, &kp };
+	unsigned long syncs = text_syncs();
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&bad), -ENOENT);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), -ENOENT);
+	KUNIT_EXPECT_EQ(test, text_syncs(), syncs);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, text_syncs(), syncs);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 0);
+	/* Enabling writes the int3 (or moves the ftrace site): one sync. */
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, text_syncs(), syncs + 1);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 1);
+	/* Enabled already: nothing to write. */
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, text_syncs(), syncs + 1);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, text_syncs(), syncs + 2);
+}
+
 static void partial_unregister_clears_bad_entry(struct kunit *test)
 {
 	struct kprobe a = { .symbol_name = "kpr_square", .pre_handler = count_kpre };
@@ -899,6 +937,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(jprobe_sees_eight_arguments),
 	KUNIT_CASE(jprobe_and_kprobe_share_entry),
 	KUNIT_CASE(batch_failure_rolls_back),
+	KUNIT_CASE(no_sync_without_text_change),
 	KUNIT_CASE(partial_unregister_clears_bad_entry),
 	KUNIT_CASE(flush_keeps_current_probe),
 	KUNIT_CASE(maxactive_default),

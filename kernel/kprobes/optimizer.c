@@ -130,6 +130,13 @@ void kprobe_site_update_opt(struct kprobe_site *site)
 	site_set_opt(site, KPROBE_OPT_NONE);
 }
 
+/* Are jumps waiting for kprobe_commit_unoptimize()?  kprobe_mutex. */
+bool kprobe_unoptimize_pending(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	return !list_empty(&unopt_pending);
+}
+
 /* Write back the original text of every jump undone since the last commit. */
 void kprobe_commit_unoptimize(void)
 {

@@ -356,7 +356,7 @@ static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 	list_for_each_entry(site, dead, all)
 		if (!site->gone && site->in_region)
 			kprobe_opt_neighbours_changed(site->addr);
-	arch_kprobe_text_sync();
+	kprobe_serialise_cpus();
 	synchronize_rcu_expedited();
 	/* No CPU can see these lists any more. */
 	for (i = 0; i < num; i++)
@@ -415,12 +415,17 @@ int register_kprobes(struct kprobe **kps, int num)
 	old = kmalloc_array(num, sizeof(*old), GFP_KERNEL);
 	if (!old)
 		return -ENOMEM;
+
+	mutex_lock(&kprobe_mutex);
+	/*
+	 * Under the mutex: an entry registered already has flags that the
+	 * optimizer, the module notifier or disable_kprobe() may be changing
+	 * under it, and putting back an older copy would undo that.
+	 */
 	for (i = 0; i < num; i++) {
 		old[i].addr = kps[i]->addr;
 		old[i].flags = kps[i]->flags;
 	}
-
-	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
 		ret = __register_kprobe(kps[i]);
 		if (ret)
@@ -432,7 +437,13 @@ int register_kprobes(struct kprobe **kps, int num)
 	if (ret) {
 		for (j = 0; j < i; j++)
 			__unregister_kprobe_top(kps[j], &dead);
-		finish_removal(kps, i, &dead);
+		/*
+		 * A batch refused at its first probe changed nothing: no
+		 * text sync and no grace period (kprobe events add probes
+		 * one by one, and most candidates of a sweep are refused).
+		 */
+		if (i)
+			finish_removal(kps, i, &dead);
 		for (j = 0; j <= i && j < num; j++) {
 			kps[j]->addr = old[j].addr;
 			kps[j]->flags = old[j].flags;
