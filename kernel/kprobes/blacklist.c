@@ -140,13 +140,8 @@ bool __weak arch_within_kprobe_blacklist(unsigned long addr)
 }
 #endif
 
-/**
- * within_kprobe_blacklist() - is an address in text that is never probed
- * @addr: a kernel text address
- *
- * Return: true when a probe at @addr must be refused.
- */
-bool within_kprobe_blacklist(unsigned long addr)
+/* The listed ranges and sections, by address only. */
+static bool within_listed_text(unsigned long addr)
 {
 	if (within_fixed_sections(addr))
 		return true;
@@ -156,6 +151,43 @@ bool within_kprobe_blacklist(unsigned long addr)
 #endif
 	return bsearch(&addr, nokprobe_ranges, nr_nokprobe_ranges,
 		       sizeof(*nokprobe_ranges), cmp_range_addr) != NULL;
+}
+
+/*
+ * The compiler gives pieces of a function symbols of their own: its
+ * unlikely paths moved out of line ("f.cold") and its specialised copies
+ * ("f.constprop.0", "f.isra.0", "f.part.0").  They run where f runs, so
+ * they are refused when f is.  NOKPROBE_SYMBOL(f) covers f's own range
+ * only; the name is what ties the pieces to it.  Where several static
+ * functions share the name f, the one kallsyms finds first decides (a
+ * walk over all of them may sleep, and kgdb asks with interrupts off).
+ * Only the kernel image's pieces: the listed ranges are its own.
+ */
+static bool within_listed_function_piece(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN];
+	unsigned long whole;
+	char *dot;
+
+	if (lookup_symbol_name(addr, name))
+		return false;
+	dot = strchr(name, '.');
+	if (!dot || dot == name)
+		return false;
+	*dot = '\0';
+	whole = kallsyms_lookup_name(name);
+	return whole && within_listed_text(whole);
+}
+
+/**
+ * within_kprobe_blacklist() - is an address in text that is never probed
+ * @addr: a kernel text address
+ *
+ * Return: true when a probe at @addr must be refused.
+ */
+bool within_kprobe_blacklist(unsigned long addr)
+{
+	return within_listed_text(addr) || within_listed_function_piece(addr);
 }
 EXPORT_SYMBOL_GPL(within_kprobe_blacklist);
 

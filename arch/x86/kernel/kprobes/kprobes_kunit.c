@@ -497,10 +497,16 @@ static void expect_refused(struct kunit *test, struct kprobe *kp, int err,
 			   kprobe_opcode_t *where)
 {
 	void *addr_before = kp->addr;
+	int ret = register_kprobe(kp);
 
-	KUNIT_EXPECT_EQ_MSG(test, register_kprobe(kp), err, "%s%s%p",
+	KUNIT_EXPECT_EQ_MSG(test, ret, err, "%s%s%p",
 			    kp->symbol_name ?: "", kp->symbol_name ? " " : "",
 			    kp->addr);
+	/* Taken after all: @kp lives on the caller's stack. */
+	if (!ret) {
+		unregister_kprobe(kp);
+		return;
+	}
 	KUNIT_EXPECT_PTR_EQ(test, kp->addr, addr_before);
 	if (where)
 		KUNIT_EXPECT_NULL(test, get_kprobe(where));
@@ -535,6 +541,9 @@ static void refusals(struct kunit *test)
 	kp = (struct kprobe){ .symbol_name = "exc_int3" };
 	expect_refused(test, &kp, -EINVAL, NULL);
 	kp = (struct kprobe){ .symbol_name = "entry_SYSCALL_64" };
+	expect_refused(test, &kp, -EINVAL, NULL);
+	/* A part of a listed function, as "f.cold" or "f.part.0" is. */
+	kp = (struct kprobe){ .symbol_name = "kpt_nokprobe.part.0" };
 	expect_refused(test, &kp, -EINVAL, NULL);
 	KUNIT_EXPECT_EQ(test, kpt_nokprobe(1), 2);
 }

@@ -150,6 +150,16 @@ SYM_FUNC_START(kpt_jmp_reg)
 .Ljmpr:	jmp	*%rdi
 SYM_FUNC_END(kpt_jmp_reg)
 
+/*
+ * A piece of kpt_nokprobe (kprobes_kunit.c, NOKPROBE_SYMBOL) under a
+ * symbol of its own, named as GCC names the parts and clones it makes of
+ * a function: refused as kpt_nokprobe is.  Never called.
+ */
+SYM_FUNC_START_LOCAL(kpt_nokprobe.part.0)
+	mov	$2, %eax
+	RET
+SYM_FUNC_END(kpt_nokprobe.part.0)
+
 /* long kpt_fault_load(long *p): *p, or -1 when the load faults */
 SYM_FUNC_START(kpt_fault_load)
 	mov	$-1, %rax
