@@ -6,8 +6,8 @@
             [--expect FILE2 ...] [--problem TEXT]...
 
 Prints one line per leaf test (ok / FAIL / SKIP), the cases listed in the
-expectations file that did not run ("not built"), the splats found, and last
-"N passed, N failed".  Exits non-zero on any failed case, any splat, a
+expectations file that did not run ("not built"), the splats found, KUnit's
+report of each failed expectation ("why"), and last "N passed, N failed".  Exits non-zero on any failed case, any splat, a
 missing required suite or case, a skip that is not allowed, a test whose
 own result is "not ok" while its subtests passed, a (sub)test document
 whose plan ("1..N") does not match the results it gave, or a missing end
@@ -43,22 +43,46 @@ def is_skip(directive):
     return directive.upper().startswith('SKIP')
 
 
-def parse(lines):
+FAILED_AT = re.compile(r'(EXPECTATION|ASSERTION) FAILED at ')
+
+
+def failure_lines(since):
+    """KUnit's report of a failed expectation, from the lines since the
+    previous result: each "... FAILED at file:line" and the lines that
+    follow it up to the next diagnostic ("#") line."""
+    out, inside = [], False
+    for line in since:
+        text = line.strip()
+        if FAILED_AT.search(text):
+            inside = True
+        elif text.startswith('#') or not text:
+            inside = False
+        if inside:
+            out.append(text)
+    return out
+
+
+def parse(lines, details=None):
     """Return (leaves, parents): (path, status, directive) of each leaf, and
-    of each test that has subtests, with its own result."""
-    results = []
+    of each test that has subtests, with its own result.  When @details is
+    a dict, it gets the KUnit failure report of each failed leaf."""
+    results, since = [], []
     for line in lines:
         m = RESULT.match(line)
         if m:
             indent, status, _, name, directive = m.groups()
             results.append((len(indent.expandtabs()), status, name.strip(),
-                            (directive or '').strip()))
+                            (directive or '').strip(),
+                            failure_lines(since) if status != 'ok' else []))
+            since = []
+        else:
+            since.append(line)
     # A result is a parent when the result just before it is deeper: the
     # last line of its own subtree.
     parent = [i > 0 and results[i - 1][0] > r[0] for i, r in enumerate(results)]
     leaves, parents, stack = [], [], []
     for i in range(len(results) - 1, -1, -1):
-        indent, status, name, directive = results[i]
+        indent, status, name, directive, report = results[i]
         while stack and stack[-1][0] >= indent:
             stack.pop()
         path = '/'.join([s[1] for s in reversed(stack)] + [name])
@@ -67,6 +91,8 @@ def parse(lines):
             parents.append((path, status, directive))
         else:
             leaves.append((path, status, directive))
+            if details is not None and report:
+                details[path] = report
     leaves.reverse()
     return leaves, parents
 
@@ -186,12 +212,14 @@ def wedge_digest(lines):
     return out
 
 
-def judge(path, prefix, wants, problems):
-    """Print the cases of one console; add its problems; return counts."""
+def judge(path, prefix, wants, problems, reports):
+    """Print the cases of one console; add its problems, and the KUnit
+    reports of its failed cases to @reports; return counts."""
     with open(path, errors='replace') as f:
         lines = [PREFIX.sub('', l.rstrip('\r\n')) for l in f]
 
-    leaves, parents = parse(lines)
+    details = {}
+    leaves, parents = parse(lines, details)
     skip_ok = {w for k, w in wants if k == 'skip-ok'}
     known_fail = {w for k, w in wants if k == 'known-fail'}
     passed = failed = skipped = 0
@@ -210,6 +238,9 @@ def judge(path, prefix, wants, problems):
         else:
             failed += 1
             print(f'  FAIL  {prefix}{name}')
+            if name in details:
+                reports.append(f'{prefix}{name}:')
+                reports += [f'      {d}' for d in details[name]]
 
     # A test's own "not ok" counts even when each of its subtests passed.
     for name, status, directive in parents:
@@ -270,10 +301,12 @@ def main():
             runs.append((a, expect, list(cases_from)))
             i += 1
     passed = failed = skipped = 0
+    reports = []
     for arg, exp, srcs in runs:
         label, path = arg.split('=', 1) if '=' in arg else ('', arg)
         wants = read_expect(exp, srcs)
-        p, f, k = judge(path, label + '/' if label else '', wants, problems)
+        p, f, k = judge(path, label + '/' if label else '', wants, problems,
+                        reports)
         passed, failed, skipped = passed + p, failed + f, skipped + k
 
     # A wedged run's report goes last, where a short tail of the output
@@ -283,6 +316,11 @@ def main():
         print(p)
     if len(problems) > 40:
         print(f'... and {len(problems) - 40} more problems')
+    # Why each KUnit case failed, near the end where CI's tail shows it.
+    for r in reports[:30]:
+        print(f'  why   {r}')
+    if len(reports) > 30:
+        print(f'  why   ... and {len(reports) - 30} more lines')
     if skipped:
         print(f'{skipped} skipped')
     # The report of a wedged run explains a failure counted above.

@@ -8,6 +8,7 @@
 
 #include <kunit/test.h>
 #include <linux/kthread.h>
+#include <linux/sched.h>
 
 /* The targets; see kprobes_kunit_targets.S. */
 extern long kpt_data;
@@ -61,14 +62,24 @@ DECLARE_PER_CPU(unsigned long, kprobe_traps_taken);
 /*
  * Start @fn as a kthread on a CPU other than this one, for the cross-CPU
  * cases; *@cpu gets that CPU.  The case fails if the thread cannot start.
+ *
+ * The case's own thread (a kthread of its own, gone with the case) stays
+ * on this CPU from now on: the scheduler may otherwise wake it, after a
+ * grace period, on the hammer's CPU, where its udelay() windows would run
+ * with the hammer waiting, and a probe that lives only in those windows
+ * would see no hit at all (single_probe_switches_under_hits did, about
+ * one boot in ten).
  */
 static inline struct task_struct *kpt_start_hammer(struct kunit *test,
 						   int (*fn)(void *),
 						   const char *name, int *cpu)
 {
+	int this_cpu = raw_smp_processor_id();
 	struct task_struct *t;
 
-	*cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	/* May sleep and move us back to this_cpu; it stays online. */
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(this_cpu)), 0);
+	*cpu = cpumask_any_but(cpu_online_mask, this_cpu);
 	t = kthread_create(fn, NULL, "%s", name);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	kthread_bind(t, *cpu);
