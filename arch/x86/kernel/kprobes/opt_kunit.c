@@ -471,6 +471,21 @@ static int single_hammer(void *unused)
 	return 0;
 }
 
+/*
+ * Wait until the hammer has made a whole call since now (two more ends
+ * of a call: the one under way may have begun before), or a second has
+ * gone by.  A fixed delay is no window at all when the host does not run
+ * the other vCPU meanwhile, or the debug kernel's hammer is slow.
+ */
+static void single_wait_for_a_call(void)
+{
+	int from = atomic_read(&single_calls);
+	unsigned long end = jiffies + HZ;
+
+	while (atomic_read(&single_calls) - from < 2 && time_before(jiffies, end))
+		cpu_relax();
+}
+
 static void single_probe_switches_under_hits(struct kunit *test)
 {
 	struct kprobe a = { .addr = (void *)kpo_plain, .pre_handler = single_pre_a };
@@ -495,10 +510,10 @@ static void single_probe_switches_under_hits(struct kunit *test)
 		if (round & 1)
 			b.flags = KPROBE_FLAG_DISABLED;
 		KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
-		udelay(100);
+		single_wait_for_a_call();
 		KUNIT_EXPECT_EQ(test, (round & 1) ? enable_kprobe(&b) :
 						    disable_kprobe(&b), 0);
-		udelay(100);
+		single_wait_for_a_call();
 		unregister_kprobe(&b);
 		b_after = atomic_read(&single_b);
 		udelay(100);
