@@ -209,8 +209,10 @@ struct kprobe_site {
 	struct list_head	probes;		/* struct kprobe.list, RCU */
 	/*
 	 * The site's one probe with a pre_handler, when it has exactly one
-	 * enabled and no jprobe, else NULL: the fast path of an optimized
-	 * hit.  Written under kprobe_mutex, read under RCU like ->probes.
+	 * enabled and no jprobe; with two, a probe of the core's own that
+	 * runs both (struct kprobe_pair); else NULL.  The fast path of an
+	 * optimized or ftrace hit.  Written under kprobe_mutex, read under
+	 * RCU like ->probes.
 	 */
 	struct kprobe __rcu	*single;
 	struct arch_specific_insn ainsn;

@@ -21,6 +21,24 @@ void kprobe_site_insert(struct kprobe_site *site);
 void kprobe_site_unhash(struct kprobe_site *site);
 struct kprobe_site *kprobe_site_of(struct kprobe *p);
 bool kprobe_site_has_enabled(struct kprobe_site *site);
+void kprobe_site_update_single(struct kprobe_site *site);
+void kprobe_site_drop_single(struct kprobe_site *site);
+
+/*
+ * Two probes with pre_handlers at one site, as the one probe ->single
+ * names (struct kprobe_site): a struct kprobe of our own whose
+ * pre_handler, kprobe_pair_pre() or kprobe_pair_pre_all(), calls theirs
+ * in list order.  Never in
+ * a site's list; immutable once published, freed after a grace period.
+ */
+struct kprobe_pair {
+	struct kprobe	kp;
+	struct kprobe	*probes[2];
+	struct rcu_head	rcu;
+};
+
+int kprobe_pair_pre(struct kprobe *kp, struct pt_regs *regs);
+int kprobe_pair_pre_all(struct kprobe *kp, struct pt_regs *regs);
 
 /* Queued text changes (arming.c); kprobe_mutex. */
 void kprobe_site_set_armed(struct kprobe_site *site, bool armed);

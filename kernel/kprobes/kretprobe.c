@@ -135,6 +135,12 @@ static __always_inline void return_handlers_begin(void)
 		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 }
 
+/*
+ * Clears current_kprobe: never inside a handler, since a return through
+ * the trampoline there needs an entry hit there, which finds
+ * current_kprobe set and makes no instance.  kprobe_pair_pre()'s per-CPU
+ * state counts on that.
+ */
 static __always_inline void return_handlers_end(void)
 {
 	__this_cpu_write(current_kprobe, NULL);

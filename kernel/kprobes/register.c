@@ -165,21 +165,6 @@ static bool site_has_post(struct kprobe_site *site)
 	return false;
 }
 
-/* What ->single says: see struct kprobe_site. */
-static struct kprobe *site_single_pre(struct kprobe_site *site)
-{
-	struct kprobe *p, *one = NULL;
-
-	list_for_each_entry(p, &site->probes, list) {
-		if (kprobe_disabled(p) || !p->pre_handler)
-			continue;
-		if (one || p->pre_handler == jprobe_setjmp)
-			return NULL;
-		one = p;
-	}
-	return one;
-}
-
 /*
  * Arm or disarm @site to match its probes, and let the optimizer know;
  * the caller commits.
@@ -188,12 +173,7 @@ static void site_update_arming(struct kprobe_site *site)
 {
 	if (site->gone)
 		return;
-	/*
-	 * A hit may still read the old ->single: a probe just unlinked
-	 * stays valid until the grace period of its removal, and one just
-	 * disabled may run once more, as it may from the list.
-	 */
-	rcu_assign_pointer(site->single, site_single_pre(site));
+	kprobe_site_update_single(site);
 	WRITE_ONCE(site->stepped, site_needs_step(site));
 	WRITE_ONCE(site->posted, site_has_post(site));
 	if (site->ftrace)

@@ -9,6 +9,7 @@
 #include <linux/hashtable.h>
 #include <linux/kprobes.h>
 #include <linux/rculist.h>
+#include <linux/slab.h>
 
 #include "internal.h"
 
@@ -57,7 +58,7 @@ void kprobe_site_gone(struct kprobe_site *site)
 	lockdep_assert_held(&kprobe_mutex);
 	site->gone = true;
 	site->armed = false;
-	RCU_INIT_POINTER(site->single, NULL);
+	kprobe_site_drop_single(site);
 	kprobe_site_drop_pending(site);
 	kprobe_site_opt_gone(site);
 	if (site->ftrace)
@@ -115,6 +116,183 @@ bool kprobe_site_has_enabled(struct kprobe_site *site)
 		if (!kprobe_disabled(p))
 			return true;
 	return false;
+}
+
+/*
+ * ->single: what an optimized or ftrace hit runs without the list walk.
+ * Up to two enabled probes with pre_handlers and no jprobe: the one, or a
+ * struct kprobe_pair of the two; otherwise NULL, and the hit walks the
+ * list.  @pre gets them in list order.  Return: how many (0, 1 or 2), or
+ * -1 when the walk is needed.
+ */
+static int site_fast_pres(struct kprobe_site *site, struct kprobe *pre[2])
+{
+	struct kprobe *p;
+	int n = 0;
+
+	list_for_each_entry(p, &site->probes, list) {
+		if (kprobe_disabled(p) || !p->pre_handler)
+			continue;
+		if (n == 2 || p->pre_handler == jprobe_setjmp)
+			return -1;
+		pre[n++] = p;
+	}
+	return n;
+}
+
+static struct kprobe_pair *kprobe_pair_of(struct kprobe *p)
+{
+	if (!p || (p->pre_handler != kprobe_pair_pre &&
+		   p->pre_handler != kprobe_pair_pre_all))
+		return NULL;
+	return container_of(p, struct kprobe_pair, kp);
+}
+
+static struct kprobe *site_new_pair(struct kprobe_site *site,
+				    struct kprobe *pre[2])
+{
+	struct kprobe_pair *pair = kzalloc(sizeof(*pair), GFP_KERNEL);
+
+	/* Without it the hits walk the list: slower, not wrong. */
+	if (!pair)
+		return NULL;
+	pair->kp.addr = site->addr;
+	pair->kp.pre_handler = site->ftrace ? kprobe_pair_pre :
+					     kprobe_pair_pre_all;
+	pair->probes[0] = pre[0];
+	pair->probes[1] = pre[1];
+	return &pair->kp;
+}
+
+static void site_publish_single(struct kprobe_site *site, struct kprobe *new)
+{
+	struct kprobe *old = rcu_dereference_protected(site->single,
+					lockdep_is_held(&kprobe_mutex));
+	struct kprobe_pair *pair = kprobe_pair_of(old);
+
+	if (new == old)
+		return;
+	/*
+	 * A hit may still read the old ->single: a probe just unlinked
+	 * stays valid until the grace period of its removal, and one just
+	 * disabled may run once more, as it may from the list.  So may a
+	 * pair, freed after the grace period: the hits read ->single with
+	 * preemption off.  The pair's fields are written before this
+	 * rcu_assign_pointer(), which orders them for the hit's
+	 * rcu_dereference_sched().
+	 */
+	rcu_assign_pointer(site->single, new);
+	if (pair)
+		kfree_rcu(pair, rcu);
+}
+
+/**
+ * kprobe_site_update_single() - recompute ->single after a change
+ * @site: a site whose probes were added, removed, enabled or disabled
+ *
+ * Context: kprobe_mutex held.
+ */
+void kprobe_site_update_single(struct kprobe_site *site)
+{
+	struct kprobe *old = rcu_dereference_protected(site->single,
+					lockdep_is_held(&kprobe_mutex));
+	struct kprobe_pair *pair = kprobe_pair_of(old);
+	struct kprobe *pre[2], *new = NULL;
+	int n = site_fast_pres(site, pre);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (n == 1) {
+		new = pre[0];
+	} else if (n == 2 && IS_ENABLED(CONFIG_HAVE_KPROBE_SITES)) {
+		/* A pair is immutable: the same two keep theirs. */
+		if (pair && pair->probes[0] == pre[0] &&
+		    pair->probes[1] == pre[1])
+			return;
+		new = site_new_pair(site, pre);
+	}
+	site_publish_single(site, new);
+}
+
+/* The site is gone or going: nothing for the hits, and no pair left. */
+void kprobe_site_drop_single(struct kprobe_site *site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	site_publish_single(site, NULL);
+}
+
+/*
+ * What kprobe_pair_pre() needs after the first probe's handler: kept per
+ * CPU rather than across the call in saved registers (a stack frame, and
+ * no tail call for the second).  Nothing else can use them meanwhile:
+ * current_kprobe is set on this CPU from before kprobe_pair_pre() is
+ * called until after it returns, and a hit that finds it set, from an
+ * interrupt, an NMI or a handler, runs no handler (and no pair).
+ */
+struct kprobe_pair_rest {
+	struct kprobe	*second;
+	struct pt_regs	*regs;
+};
+static DEFINE_PER_CPU(struct kprobe_pair_rest, kprobe_pair_rest);
+
+/* The first probe's handler, with the second's waiting per CPU. */
+static __always_inline int pair_first(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kprobe_pair *pair = container_of(kp, struct kprobe_pair, kp);
+	struct kprobe *p = pair->probes[0];
+
+	__this_cpu_write(current_kprobe, p);
+	__this_cpu_write(kprobe_pair_rest.second, pair->probes[1]);
+	__this_cpu_write(kprobe_pair_rest.regs, regs);
+	return p->pre_handler(p, regs);
+}
+
+static __always_inline int pair_second(void)
+{
+	struct kprobe *p = __this_cpu_read(kprobe_pair_rest.second);
+
+	__this_cpu_write(current_kprobe, p);
+	return p->pre_handler(p, __this_cpu_read(kprobe_pair_rest.regs));
+}
+
+/**
+ * kprobe_pair_pre() - the pre_handler of a struct kprobe_pair
+ * @kp: the pair's own probe, as ->single named it
+ * @regs: the registers at the hit
+ *
+ * Runs the two probes' pre_handlers in list order, each as
+ * kprobe_running(), and stops at one that returns non-zero, as the list
+ * walk of the int3 and ftrace paths does.  The caller made @kp
+ * current_kprobe; the second probe is current on return
+ * (ftrace_handler.c reads it back: not the site's only probe, so its
+ * post_handlers go through the walk).
+ *
+ * Return: what the last pre_handler called returned.
+ */
+int __kprobes kprobe_pair_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (pair_first(kp, regs))
+		return 1;
+	return pair_second();
+}
+
+/**
+ * kprobe_pair_pre_all() - kprobe_pair_pre() for a site an ftrace hit
+ * never reaches
+ * @kp: the pair's own probe
+ * @regs: the registers at the hit
+ *
+ * The same, but both always run: ->single of a site that is not at an
+ * ftrace location is read only by the detour of its jump, where a
+ * pre_handler cannot redirect and the list walk runs every probe
+ * whatever they return (optimize.c).  Two instructions a hit fewer.
+ *
+ * Return: what the second returned, which the detour ignores (returning
+ * it lets the second be a tail call).
+ */
+int __kprobes kprobe_pair_pre_all(struct kprobe *kp, struct pt_regs *regs)
+{
+	pair_first(kp, regs);
+	return pair_second();
 }
 
 /**
@@ -270,7 +448,10 @@ struct kprobe kprobe_busy;
  * kprobe_busy_begin() - make probes hit on this CPU count as missed
  *
  * For code that must not be interrupted by probe handlers; pairs with
- * kprobe_busy_end().  Disables preemption in between.
+ * kprobe_busy_end().  Disables preemption in between.  Never from inside
+ * a handler: kprobe_busy_end() clears current_kprobe, and the handler
+ * level below would lose it (kprobe_pair_pre()'s per-CPU state, among
+ * others, counts on nothing clearing it while a handler runs).
  */
 void kprobe_busy_begin(void)
 {

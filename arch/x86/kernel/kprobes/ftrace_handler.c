@@ -54,7 +54,9 @@ static __always_inline bool ftrace_sole_probe(struct kprobe_site *site,
  * past the call, as after the instruction on the int3 path; then ip goes
  * back to where the trampoline returns.  @single: the pre_handler of
  * ->single ran alone, and that probe is still current_kprobe (read back
- * from there rather than kept live across the handler's call).  When it
+ * from there rather than kept live across the handler's call; after a
+ * pair, the pair's second probe, the site's only one only if the first
+ * has just left, and then the walk would do the same).  When it
  * is the site's only probe its post_handler is called here, with the
  * status and current_kprobe the walk would give it, saving the walk's
  * call and loop (about 25 instructions a hit).  Unlike the walk it does
@@ -86,8 +88,9 @@ static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 }
 
 /*
- * The usual case, a site with one probe with a pre_handler and no jprobe
- * (->single, as the detour's, optimize.c): run it without the list walk,
+ * The usual case, a site with one probe with a pre_handler and no jprobe,
+ * or two (->single, as the detour's, optimize.c; for two a pair, whose
+ * handler runs both as the walk would): run it without the list walk,
  * then the post_handlers (of that probe or of others) if the site has
  * any.  A pre_handler that returns non-zero has moved regs->ip, which then
  * stands, and no post_handler runs.  Return: false when the site needs

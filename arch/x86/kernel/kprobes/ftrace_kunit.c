@@ -16,6 +16,7 @@
 #include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 
@@ -212,6 +213,62 @@ static void pre_handler_redirects_at_ftrace_site(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
 	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&post_hits), 0);
+}
+
+static atomic_t later_hits;
+static void *later_caller;
+
+static int later_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&later_hits);
+	later_caller = __builtin_return_address(0);
+	return 0;
+}
+
+/*
+ * Two probes at an ftrace site run through ->single as a pair: one whose
+ * pre_handler redirects stops the one behind it, as the list walk does,
+ * and the one in front of it still runs.
+ */
+static void pair_stops_at_redirect(struct kunit *test)
+{
+	struct kprobe first = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.pre_handler = redirect_pre,
+	};
+	struct kprobe later = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.pre_handler = later_pre,
+	};
+	char name[KSYM_SYMBOL_LEN];
+
+	reset_counts();
+	atomic_set(&later_hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&later), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 105);
+	unregister_kprobe(&later);
+	unregister_kprobe(&first);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&later_hits), 0);
+
+	/* The other order: the counting one first, then the redirect. */
+	later_caller = NULL;
+	first = (struct kprobe){ .addr = (kprobe_opcode_t *)kpft_fn,
+				 .pre_handler = redirect_pre };
+	later = (struct kprobe){ .addr = (kprobe_opcode_t *)kpft_fn,
+				 .pre_handler = later_pre };
+	KUNIT_ASSERT_EQ(test, register_kprobe(&later), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 105);
+	unregister_kprobe(&first);
+	unregister_kprobe(&later);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&later_hits), 1);
+	/* Through the pair's handler, not the list walk. */
+	snprintf(name, sizeof(name), "%ps", later_caller);
+	KUNIT_EXPECT_STREQ(test, name, "kprobe_pair_pre");
 }
 
 static atomic_t jhits, jirqs_on;
@@ -584,6 +641,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(post_handler_of_another_probe),
 	KUNIT_CASE(kretprobe_at_ftrace_entry),
 	KUNIT_CASE(pre_handler_redirects_at_ftrace_site),
+	KUNIT_CASE(pair_stops_at_redirect),
 	KUNIT_CASE(jprobe_at_ftrace_entry),
 	KUNIT_CASE(several_probes_enable_disable),
 	KUNIT_CASE(inside_fentry_call_refused),

@@ -12,6 +12,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/error-injection.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ptrace.h>
@@ -353,6 +354,117 @@ static void kretprobe_entry_is_optimized(struct kunit *test)
 	unregister_kretprobe(&rp);
 }
 
+/*
+ * Two probes at an optimized site run through ->single as a pair (a
+ * probe of the core's own, not either of theirs): both pre_handlers, in
+ * registration order, each as kprobe_running().  A third takes the site
+ * to the list walk, and the pair follows disabling and removal.
+ */
+static struct kprobe *pair_probes[3];
+static int pair_log[16], pair_n, pair_ret;
+static bool pair_running_ok;
+static void *pair_caller;
+
+static int pair_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	int i = 0;
+
+	while (i < 3 && pair_probes[i] != p)
+		i++;
+	if (!pair_n)
+		pair_caller = __builtin_return_address(0);
+	if (pair_n < ARRAY_SIZE(pair_log))
+		pair_log[pair_n++] = i;
+	pair_running_ok &= kprobe_running() == p;
+	/* Non-zero asks for a redirect, which the detour never makes. */
+	return pair_ret;
+}
+
+/* Who called the hit's first handler: the pair's, or the list walk. */
+static bool first_called_by(const char *fn)
+{
+	char name[KSYM_SYMBOL_LEN];
+
+	snprintf(name, sizeof(name), "%ps", pair_caller);
+	return !strcmp(name, fn);
+}
+
+/* ->single of @p's site: 0 for none, 1 for one of ours, 2 for a pair. */
+static int single_kind(struct kprobe *p)
+{
+	struct kprobe_site *site = kprobe_site_lookup(p->addr);
+	struct kprobe *single;
+	int i;
+
+	if (!site)
+		return -1;
+	single = rcu_access_pointer(site->single);
+	if (!single)
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (single == pair_probes[i])
+			return 1;
+	return single->pre_handler != pair_pre ? 2 : -1;
+}
+
+/* One call of kpo_plain: the handlers that ran, as digits in order. */
+static int pair_call(struct kunit *test)
+{
+	int i, digits = 0;
+
+	pair_n = 0;
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 6L);
+	for (i = 0; i < pair_n; i++)
+		digits = digits * 10 + pair_log[i] + 1;
+	return digits;
+}
+
+static void two_probes_run_as_a_pair(struct kunit *test)
+{
+	struct kprobe a = { .addr = (void *)kpo_plain, .pre_handler = pair_pre };
+	struct kprobe b = a, c = a;
+
+	pair_probes[0] = &a;
+	pair_probes[1] = &b;
+	pair_probes[2] = &c;
+	pair_running_ok = true;
+	pair_ret = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &a));
+	KUNIT_EXPECT_EQ(test, single_kind(&a), 2);
+	KUNIT_EXPECT_EQ(test, pair_call(test), 12);
+	KUNIT_EXPECT_TRUE(test, first_called_by("kprobe_pair_pre_all"));
+	/* The detour's pair runs both whatever the first returns. */
+	pair_ret = 1;
+	KUNIT_EXPECT_EQ(test, pair_call(test), 12);
+	pair_ret = 0;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&c), 0);
+	KUNIT_EXPECT_EQ(test, single_kind(&a), 0);
+	KUNIT_EXPECT_EQ(test, pair_call(test), 123);
+	KUNIT_EXPECT_TRUE(test, first_called_by("detour_all_probes"));
+
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, single_kind(&a), 2);
+	KUNIT_EXPECT_EQ(test, pair_call(test), 23);
+
+	unregister_kprobe(&c);
+	KUNIT_EXPECT_EQ(test, single_kind(&a), 1);
+	KUNIT_EXPECT_EQ(test, pair_call(test), 2);
+
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, single_kind(&a), 2);
+	KUNIT_EXPECT_EQ(test, pair_call(test), 12);
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(&a));
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+
+	unregister_kprobe(&b);
+	unregister_kprobe(&a);
+	KUNIT_EXPECT_EQ(test, pair_call(test), 0);
+	KUNIT_EXPECT_TRUE(test, pair_running_ok);
+}
+
 static atomic_t hammer_calls, hammer_wrong, hammer_hits;
 
 static int hammer_pre(struct kprobe *p, struct pt_regs *regs)
@@ -438,8 +550,9 @@ static void hits_while_flipping(struct kunit *test)
 
 /*
  * An optimized site with one probe runs it through ->single, without the
- * list; a second probe coming and going, or being disabled, switches the
- * site between the two ways while the other CPU calls the function.  The
+ * list, and with two through a pair; a second probe coming and going, or
+ * being disabled, switches the site between the two while the other CPU
+ * calls the function.  The
  * first probe must see every call exactly once, and the second none after
  * its unregistration returned.
  */
@@ -679,6 +792,7 @@ static struct kunit_case opt_cases[] = {
 	KUNIT_CASE(transitions),
 	KUNIT_CASE(kretprobe_entry_is_optimized),
 	KUNIT_CASE(optimized_ignores_pre_return),
+	KUNIT_CASE(two_probes_run_as_a_pair),
 	KUNIT_CASE(injectable_entry_stays_int3),
 	KUNIT_CASE_SLOW(hits_while_flipping),
 	KUNIT_CASE_SLOW(single_probe_switches_under_hits),

@@ -580,8 +580,8 @@ static noinline void __kprobes detour_all_probes(struct kprobe_site *site,
  * redirect execution from here: the detour always goes on with the copied
  * region.
  *
- * Lean on purpose, since it runs on every hit (a site with one probe takes
- * ->single, no list walk): no probe of an optimized site has a
+ * Lean on purpose, since it runs on every hit (a site with one or two
+ * probes takes ->single, no list walk): no probe of an optimized site has a
  * post_handler, a fault_handler or a jprobe (those keep the site on the
  * int3 path), so neither the step stack nor kprobe_status matter here; a
  * hit from inside a handler, or from an NMI during one, is caught by
@@ -600,8 +600,9 @@ __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 
 	preempt_disable();
 	/*
-	 * The usual case, one probe: no list walk, and nothing to keep
-	 * across the handler's call, so no register is saved for it.
+	 * The usual case, one probe (or two, through the pair's handler):
+	 * no list walk, and nothing to keep across the handler's call, so
+	 * no register is saved for it.
 	 */
 	p = rcu_dereference_sched(site->single);
 	if (likely(p && !kprobe_running())) {
