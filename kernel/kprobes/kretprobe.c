@@ -58,19 +58,26 @@ static void drop_instance(struct rcu_head *head)
 	objpool_drop(ri, &ri->rph->pool);
 }
 
+/* Out of line: the push below is what every return does. */
+static noinline void __cold __kprobes
+drop_instance_later(struct kretprobe_instance *ri)
+{
+	call_rcu(&ri->rcu, drop_instance);
+}
+
 /*
  * Back to the pool; or, once the probe is gone, out of it.  The last drop
  * frees the pool, which may not happen here (preemption is off): it goes
- * to an RCU callback.
+ * to an RCU callback.  Inline: it runs on every return.
  */
-static void __kprobes recycle_instance(struct kretprobe_instance *ri)
+static __always_inline void recycle_instance(struct kretprobe_instance *ri)
 {
 	struct kretprobe_holder *rph = ri->rph;
 
 	if (likely(READ_ONCE(rph->rp)))
 		objpool_push(ri, &rph->pool);
 	else
-		call_rcu(&ri->rcu, drop_instance);
+		drop_instance_later(ri);
 }
 
 /* The kprobe pre_handler at the function's entry. */
@@ -119,13 +126,17 @@ find_real_return(struct llist_node *node, void *fp)
 }
 
 /*
- * Around the return handlers, what kprobe_busy_begin() and _end() do,
- * inline: this runs on every return.
+ * Around the return handlers, what kprobe_busy_begin() does, inline: this
+ * runs on every return.  The caller has turned preemption off, which is
+ * what keeps a kretprobe read from rph->rp alive (unregistering waits for
+ * a grace period after clearing it), and passes the probe whose handler
+ * runs first, or kprobe_busy: one write of current_kprobe.  Nothing before
+ * it can hit a probe (all inline here); an NMI's probe there runs as it
+ * would just before the trampoline.
  */
-static __always_inline void return_handlers_begin(void)
+static __always_inline void return_handlers_begin(struct kprobe *running)
 {
-	preempt_disable();
-	__this_cpu_write(current_kprobe, &kprobe_busy);
+	__this_cpu_write(current_kprobe, running);
 	/*
 	 * The classic architectures' reentry paths read the status of the
 	 * level they interrupt (arm64 warns on a stale one, riscv BUG()s on
@@ -147,15 +158,28 @@ static __always_inline void return_handlers_end(void)
 	preempt_enable();
 }
 
-/* The return handler of @ri, unless its probe is gone or disabled. */
-static __always_inline void return_handler(struct kretprobe_instance *ri,
-					   struct pt_regs *regs)
+/*
+ * The kretprobe whose return handler @ri gets, or NULL if its probe is
+ * gone or disabled or has none.  ri->rp needs no update: the entry set it,
+ * and rph->rp is that probe until it turns NULL.  Preemption off.
+ */
+static __always_inline struct kretprobe *
+handler_to_run(struct kretprobe_instance *ri)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
 
-	if (rp && rp->handler && !kprobe_disabled(&rp->kp)) {
+	if (rp && rp->handler && !kprobe_disabled(&rp->kp))
+		return rp;
+	return NULL;
+}
+
+static __always_inline void return_handler(struct kretprobe_instance *ri,
+					   struct pt_regs *regs)
+{
+	struct kretprobe *rp = handler_to_run(ri);
+
+	if (rp) {
 		__this_cpu_write(current_kprobe, &rp->kp);
-		ri->rp = rp;
 		rp->handler(ri, regs);
 	}
 }
@@ -173,7 +197,8 @@ return_through(struct kretprobe_instance *last, struct llist_node *first,
 	struct llist_node *node;
 
 	instruction_pointer_set(regs, ret);
-	return_handlers_begin();
+	preempt_disable();
+	return_handlers_begin(&kprobe_busy);
 	for (node = first; node; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
 		if (ri->fp == frame_pointer)
@@ -213,6 +238,7 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 {
 	struct llist_node *first = current->kretprobe_instances.first;
 	struct kretprobe_instance *ri;
+	struct kretprobe *rp;
 	unsigned long ret;
 
 	ri = find_real_return(first, frame_pointer);
@@ -226,8 +252,11 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 
 	ret = (unsigned long)ri->ret_addr;
 	instruction_pointer_set(regs, ret);
-	return_handlers_begin();
-	return_handler(ri, regs);
+	preempt_disable();
+	rp = handler_to_run(ri);
+	return_handlers_begin(rp ? &rp->kp : &kprobe_busy);
+	if (rp)
+		rp->handler(ri, regs);
 	current->kretprobe_instances.first = first->next;
 	/* @ri is @first's: one register less to keep across the handler. */
 	recycle_instance(container_of(first, struct kretprobe_instance, llist));

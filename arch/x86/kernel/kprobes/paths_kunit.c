@@ -265,6 +265,28 @@ static void kretprobe_sees_return_value(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen.ret, 1);
 }
 
+/* The trampoline gives back the general registers: the return value too. */
+static int replace_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	seen.ret++;
+	regs_set_return_value(regs, 0x5a5a);
+	return 0;
+}
+
+static void kretprobe_replaces_return_value(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kxp_mix,
+		.handler = replace_return,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kxp_mix_fn(5, 9), 0x5a5aL);
+	KUNIT_EXPECT_EQ(test, seen.ret, 1);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, kxp_mix_fn(5, 9), mix_5_9);
+}
+
 static void kxp_five_entry(long a, long b, long c, long d, long e)
 {
 	seen.args[0] = a;
@@ -407,6 +429,7 @@ static struct kunit_case kxp_cases[] = {
 	KUNIT_CASE(post_joining_later_is_stepped),
 	KUNIT_CASE(optimized_takes_no_trap),
 	KUNIT_CASE(kretprobe_sees_return_value),
+	KUNIT_CASE(kretprobe_replaces_return_value),
 	KUNIT_CASE(jprobe_sees_stack_arguments),
 	KUNIT_CASE(indirect_call_through_memory),
 	KUNIT_CASE_SLOW(state_changes_under_calls),
