@@ -219,6 +219,21 @@ return_through(struct kretprobe_instance *last, struct llist_node *first,
 	return ret;
 }
 
+/* Not the usual return: find the instance, or stop the kernel. */
+static noinline unsigned long __kprobes
+return_searched(struct llist_node *first, struct pt_regs *regs,
+		void *frame_pointer)
+{
+	struct kretprobe_instance *ri = find_real_return(first, frame_pointer);
+
+	if (!ri) {
+		pr_emerg("kretprobe BUG!: no instance for the return slot %p of %s/%d\n",
+			 frame_pointer, current->comm, current->pid);
+		BUG();
+	}
+	return return_through(ri, first, regs, frame_pointer);
+}
+
 /**
  * kretprobe_trampoline_handler() - a probed function has returned
  * @regs: registers at the return; the arch has set sp past the return slot
@@ -231,7 +246,8 @@ return_through(struct kretprobe_instance *last, struct llist_node *first,
  * The usual return has one instance, the task's newest: one return probe
  * on the function, and no leftovers.  It is return_through() with @first
  * and @last the same, without its loops and with fewer registers to save
- * around the handler's call (make bench's kretprobe cases).
+ * around the handler's call (make bench's kretprobe cases); anything else
+ * goes the searched way.
  */
 unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 						     void *frame_pointer)
@@ -241,25 +257,21 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 	struct kretprobe *rp;
 	unsigned long ret;
 
-	ri = find_real_return(first, frame_pointer);
-	if (!ri) {
-		pr_emerg("kretprobe BUG!: no instance for the return slot %p of %s/%d\n",
-			 frame_pointer, current->comm, current->pid);
-		BUG();
-	}
-	if (&ri->llist != first)
-		return return_through(ri, first, regs, frame_pointer);
+	ri = llist_entry(first, struct kretprobe_instance, llist);
+	if (unlikely(!first || ri->fp != frame_pointer ||
+		     is_kretprobe_trampoline((unsigned long)ri->ret_addr)))
+		return return_searched(first, regs, frame_pointer);
 
 	ret = (unsigned long)ri->ret_addr;
 	instruction_pointer_set(regs, ret);
 	preempt_disable();
 	rp = handler_to_run(ri);
 	return_handlers_begin(rp ? &rp->kp : &kprobe_busy);
-	if (rp)
+	if (likely(rp))
 		rp->handler(ri, regs);
-	current->kretprobe_instances.first = first->next;
-	/* @ri is @first's: one register less to keep across the handler. */
-	recycle_instance(container_of(first, struct kretprobe_instance, llist));
+	/* ri->task is current: one register less to keep across the call. */
+	ri->task->kretprobe_instances.first = ri->llist.next;
+	recycle_instance(ri);
 	return_handlers_end();
 	return ret;
 }

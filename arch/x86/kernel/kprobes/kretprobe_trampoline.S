@@ -48,12 +48,13 @@ SYM_CODE_START(__kretprobe_trampoline)
 
 	KPROBE_POP_GPRS
 	/*
-	 * orig_ax, ip, cs, flags, sp, ss: nothing to restore.  Flags are no
-	 * part of what a return gives back (the ABI saves none across a call;
-	 * DF is clear in C code), and the handlers leave IF and AC as they
-	 * found them: a popfq would cost every return and give back nothing.
+	 * orig_ax, ip, cs: nothing to restore; flags: restore, since a few
+	 * assembly helpers return a result in them (this_cpu_cmpxchg16b_emu
+	 * in ZF), so nothing after the popfq may change them; sp, ss: drop.
 	 */
-	addq	$6*8, %rsp
+	addq	$3*8, %rsp
+	popfq
+	leaq	2*8(%rsp), %rsp
 #else
 	/*
 	 * The same on i386, where pt_regs is 17 words (the segment registers
@@ -82,8 +83,9 @@ SYM_CODE_START(__kretprobe_trampoline)
 	movl	%eax, 18*4(%esp)
 
 	KPROBE_POP_GPRS			/* down to orig_ax; %ebp: regs->bp */
-	/* orig_ax, ip, cs, flags (as on x86-64), sp, ss, our saved %ebp */
-	addl	$7*4, %esp
+	leal	3*4(%esp), %esp		/* orig_ax, ip, cs */
+	popfl
+	leal	3*4(%esp), %esp		/* sp, ss, our frame's saved %ebp */
 #endif
 	/*
 	 * Through the return thunk, as every return of the kernel.  With
