@@ -23,6 +23,7 @@ struct kprobe_site *kprobe_site_of(struct kprobe *p);
 bool kprobe_site_has_enabled(struct kprobe_site *site);
 void kprobe_site_update_single(struct kprobe_site *site);
 void kprobe_site_drop_single(struct kprobe_site *site);
+void kprobe_reap_parked_sites(void);	/* register.c */
 
 /*
  * Two probes with pre_handlers at one site, as the one probe ->single

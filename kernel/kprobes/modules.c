@@ -8,7 +8,8 @@
  * may still run there.  A gone site is never written to again (its text is
  * about to be freed, and the addresses may come back with another module), and it
  * leaves the address hash so that a new probe there gets a new site; it
- * stays on kprobe_sites until its probes are unregistered.
+ * stays on kprobe_sites until its probes are unregistered (a parked one,
+ * without probes, until the reaper of register.c takes it).
  */
 #include <linux/kprobes.h>
 #include <linux/module.h>

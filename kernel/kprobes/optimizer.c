@@ -70,7 +70,9 @@ static bool site_may_be_redirected(struct kprobe_site *site)
 
 static bool site_worth_jump(struct kprobe_site *site)
 {
+	/* A parked site (register.c) keeps a jump it has, gets none anew. */
 	return READ_ONCE(sysctl_kprobes_optimization) && site->armed &&
+	       !list_empty(&site->probes) &&
 	       !site->gone && !site->stepped && !site->posted &&
 	       site->region_clear &&
 	       arch_kprobe_region_len(site) &&
@@ -251,9 +253,11 @@ static void kprobe_optimizer(struct work_struct *work)
  * kprobe_optimizer_flush() - wait until the optimizer has nothing queued
  *
  * For tests and for callers that want the jumps in before going on.
+ * Sites parked by a removal (register.c) are removed first.
  */
 void kprobe_optimizer_flush(void)
 {
+	kprobe_reap_parked_sites();
 	flush_delayed_work(&optimizer_work);
 	/* A run may have found more queued behind it. */
 	flush_delayed_work(&optimizer_work);

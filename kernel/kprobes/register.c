@@ -10,7 +10,8 @@
  *
  * Removal runs the other way round: restore the original byte, sync all
  * CPUs' instruction fetch, take the site out of the hash, then wait for an
- * RCU grace period.  The breakpoint path runs with interrupts off, which is
+ * RCU grace period.  (A site whose jump is in parks instead, for a little
+ * while, and is removed the same way later; see "Parked sites" below.)  The breakpoint path runs with interrupts off, which is
  * an RCU read-side critical section, and the copy of an instruction runs
  * with IF cleared up to the int3 behind it; after the grace period no CPU
  * can be in a handler of the probe or in its copy, and both can go.
@@ -183,6 +184,9 @@ static void site_update_arming(struct kprobe_site *site)
 	kprobe_site_update_opt(site);
 }
 
+static void site_unpark(struct kprobe_site *site, struct list_head *dead);
+static void finish_removal(struct kprobe **kps, int num, struct list_head *dead);
+
 static int __register_kprobe(struct kprobe *p)
 {
 	struct kprobe_site *site;
@@ -204,6 +208,17 @@ static int __register_kprobe(struct kprobe *p)
 		return ret;
 
 	site = kprobe_site_lookup(addr);
+	if (site && list_empty(&site->probes) && p->post_handler) {
+		/*
+		 * A parked site was built for probes without a post_handler
+		 * (site_create() tells the arch): a new one is built for this.
+		 */
+		LIST_HEAD(dead);
+
+		site_unpark(site, &dead);
+		finish_removal(NULL, 0, &dead);
+		site = NULL;
+	}
 	if (site && p->pre_handler == jprobe_setjmp && site_has_jprobe(site))
 		return -EBUSY;		/* one jprobe per function */
 	if (!site) {
@@ -290,10 +305,68 @@ static void site_free_after_tasks(struct kprobe_site *site)
 }
 
 /*
+ * Parked sites.  When the last probe of a site whose jump is in goes, the
+ * site stays a little while, jump and detour and all, running no handler
+ * (the detour finds no probe).  A tool that replaces its probe, removing
+ * it and registering another at the same place, then gets a probe that is
+ * optimized at once instead of waiting out the optimizer's grace period
+ * again, and the removal itself writes no text.  A parked site is one on
+ * kprobe_sites without probes; a registration there takes it up again,
+ * and the work below removes those still parked, as their last
+ * unregistration would have.  A parked site whose text goes (its module
+ * leaves) turns gone like any other, and is freed the same way.
+ */
+#define PARK_DELAY	(HZ / 10)
+
+/* Remove @site now, as its last unregistration would have. */
+static void site_unpark(struct kprobe_site *site, struct list_head *dead)
+{
+	site_update_arming(site);
+	list_move_tail(&site->all, dead);
+}
+
+static void reap_parked_sites(struct work_struct *work)
+{
+	struct kprobe_site *site, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry_safe(site, tmp, &kprobe_sites, all)
+		if (list_empty(&site->probes))
+			site_unpark(site, &dead);
+	if (!list_empty(&dead))
+		finish_removal(NULL, 0, &dead);
+	mutex_unlock(&kprobe_mutex);
+}
+
+static DECLARE_DELAYED_WORK(parked_work, reap_parked_sites);
+
+/* Remove parked sites now (kprobe_optimizer_flush(), for tests). */
+void kprobe_reap_parked_sites(void)
+{
+	flush_delayed_work(&parked_work);
+}
+
+/*
+ * Park @site, which just lost its last probe, if its jump is in; the
+ * caller's grace period (finish_removal()) still waits out the handlers
+ * of that probe.  Context: kprobe_mutex held.
+ */
+static bool site_park(struct kprobe_site *site)
+{
+	if (site->opt != KPROBE_OPT_DONE || site->gone)
+		return false;
+	kprobe_site_update_single(site);	/* no handler to call */
+	schedule_delayed_work(&parked_work, PARK_DELAY);
+	return true;
+}
+
+/*
  * First half of a removal: unlink @p and ask for its site to be disarmed if
- * nothing enabled is left there.  An emptied site moves to @dead; it stays
- * in the hash until its original byte is back (finish_removal()), so that
- * a CPU meeting its int3 meanwhile still finds it.
+ * nothing enabled is left there, unless the site parks.  An emptied site
+ * moves to @dead; it stays in the hash until its original byte is back
+ * (finish_removal()), so that a CPU meeting its int3 meanwhile still
+ * finds it.
  * Return: false when @p is not registered.
  */
 static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
@@ -303,6 +376,8 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
 	if (!site)
 		return false;
 	list_del_rcu(&p->list);
+	if (list_empty(&site->probes) && site_park(site))
+		return true;
 	site_update_arming(site);
 	if (list_empty(&site->probes))
 		list_move_tail(&site->all, dead);

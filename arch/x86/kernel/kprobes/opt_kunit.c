@@ -210,6 +210,7 @@ static void transitions(struct kunit *test)
 	struct kprobe inner = { .pre_handler = opt_pre };
 	u8 orig[16];
 
+	kprobe_optimizer_flush();	/* no site parked by an earlier case */
 	memcpy(orig, (u8 *)kpo_plain, sizeof(orig));	/* as built */
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_ASSERT_TRUE(test, settled_optimized(test, &kp));
@@ -275,6 +276,7 @@ static void transitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_plain(4), 9L);
 	KUNIT_EXPECT_EQ(test, seen.pre, 1);
 	unregister_kprobe(&kp);
+	kprobe_optimizer_flush();	/* the parked site goes */
 	KUNIT_EXPECT_EQ(test, memcmp((u8 *)kpo_plain, orig, sizeof(orig)), 0);
 }
 
@@ -644,6 +646,96 @@ static void single_probe_switches_under_hits(struct kunit *test)
 }
 
 /*
+ * The last probe of an optimized site goes while the other CPU calls the
+ * function: the site parks, jump and detour in, calling no handler, and a
+ * new probe there (another struct kprobe, as a tool replacing its probe
+ * registers) is optimized at once.  Every few rounds the parked site is
+ * reaped instead, and the original bytes are back.  Whether a round finds
+ * the site still parked depends on the reaper's timer, so the case asks
+ * for most rounds, not all.
+ */
+static void single_post(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+}
+
+static void parked_site_taken_up_again(struct kunit *test)
+{
+	struct kprobe probes[2];
+	struct kprobe *p, *gone;
+	struct kprobe_site *site;
+	struct task_struct *hammer;
+	int round, cpu, taken_up = 0, expected = 0, before;
+	u8 orig[16];
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	kprobe_optimizer_flush();	/* no site parked by an earlier case */
+	memcpy(orig, (u8 *)kpo_plain, sizeof(orig));
+	atomic_set(&single_calls, 0);
+	atomic_set(&single_a, 0);
+	atomic_set(&single_b, 0);
+	atomic_set(&hammer_wrong, 0);
+	hammer = kpt_start_hammer(test, single_hammer, "kprobes-parked", &cpu);
+
+	gone = NULL;
+	for (round = 0; round < 24; round++) {
+		p = &probes[round & 1];
+		memset(p, 0, sizeof(*p));
+		p->addr = (void *)kpo_plain;
+		p->pre_handler = (round & 1) ? single_pre_b : single_pre_a;
+		KUNIT_ASSERT_EQ(test, register_kprobe(p), 0);
+		if (gone) {
+			expected++;
+			taken_up += kprobe_optimized(p);
+		}
+		KUNIT_EXPECT_TRUE(test, settled_optimized(test, p));
+		single_wait_for_a_call();
+		unregister_kprobe(p);
+		/* Parked: calls go on through the jump, the handler is gone. */
+		before = atomic_read((round & 1) ? &single_b : &single_a);
+		single_wait_for_a_call();
+		KUNIT_EXPECT_EQ(test, atomic_read((round & 1) ? &single_b :
+							      &single_a), before);
+		gone = p;
+		if (round % 6 == 5) {
+			kprobe_optimizer_flush();
+			KUNIT_EXPECT_MEMEQ(test, (u8 *)kpo_plain, orig,
+					   sizeof(orig));
+			KUNIT_EXPECT_NULL(test, kprobe_site_lookup(gone->addr));
+			gone = NULL;
+		}
+	}
+
+	/* A probe with a post_handler gets a site of its own, built for it. */
+	p = &probes[0];
+	memset(p, 0, sizeof(*p));
+	p->addr = (void *)kpo_plain;
+	p->pre_handler = single_pre_a;
+	KUNIT_ASSERT_EQ(test, register_kprobe(p), 0);
+	KUNIT_EXPECT_TRUE(test, settled_optimized(test, p));
+	site = kprobe_site_lookup(p->addr);
+	unregister_kprobe(p);
+	memset(p, 0, sizeof(*p));
+	p->addr = (void *)kpo_plain;
+	p->post_handler = single_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(p), 0);
+	KUNIT_EXPECT_PTR_NE(test, kprobe_site_lookup(p->addr), site);
+	unregister_kprobe(p);
+
+	kthread_stop(hammer);
+	kprobe_optimizer_flush();
+	KUNIT_EXPECT_MEMEQ(test, (u8 *)kpo_plain, orig, sizeof(orig));
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&single_a), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&single_b), 0);
+	KUNIT_EXPECT_GE(test, taken_up * 2, expected);
+	kunit_info(test, "%d calls on CPU%d, %d of %d new probes optimized at once\n",
+		   atomic_read(&single_calls), cpu, taken_up, expected);
+}
+
+/*
  * Undoing a jump while the other CPU runs through it.  The jump goes away
  * in three steps (int3 over the e9, the rel32 back to the original bytes,
  * syncs between); a CPU that meets the int3 in between must leave through
@@ -796,6 +888,7 @@ static struct kunit_case opt_cases[] = {
 	KUNIT_CASE(injectable_entry_stays_int3),
 	KUNIT_CASE_SLOW(hits_while_flipping),
 	KUNIT_CASE_SLOW(single_probe_switches_under_hits),
+	KUNIT_CASE_SLOW(parked_site_taken_up_again),
 	KUNIT_CASE_SLOW(undo_jump_for_post_handler),
 	KUNIT_CASE_SLOW(undo_jump_for_jprobe),
 	KUNIT_CASE_SLOW(undo_jump_by_sysctl_nested_hits),
