@@ -181,31 +181,6 @@ static void ret_insn(struct kunit *test)
 	CHECK_CLASS(test, KPT_RET, kpt_ret(), 5);
 }
 
-static int count_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	seen.pre++;
-	return 0;
-}
-
-/*
- * The return trampoline gives back the flags the function returned with:
- * kpt_zf_returner() returns its result in ZF, as a few assembly helpers
- * of the kernel do.
- */
-static void kretprobe_gives_back_flags(struct kunit *test)
-{
-	struct kretprobe rp = { .kp.addr = (void *)kpt_zf_returner,
-				.handler = count_return };
-
-	KUNIT_ASSERT_EQ(test, kpt_zf_caller(), 1L);
-	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
-	KUNIT_EXPECT_EQ(test, kpt_zf_caller(), 1L);
-	kprobe_optimizer_flush();
-	KUNIT_EXPECT_EQ(test, kpt_zf_caller(), 1L);
-	KUNIT_EXPECT_EQ(test, seen.pre, 2);
-	unregister_kretprobe(&rp);
-}
-
 static void push_and_pop(struct kunit *test)
 {
 	CHECK_CLASS(test, KPT_PUSH, kpt_push_pop(10), 13);
@@ -905,7 +880,6 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(relative_jmp),
 	KUNIT_CASE(jcc_taken_and_not),
 	KUNIT_CASE(ret_insn),
-	KUNIT_CASE(kretprobe_gives_back_flags),
 	KUNIT_CASE(push_and_pop),
 	KUNIT_CASE(indirect_calls),
 	KUNIT_CASE(pushf_shows_real_if),

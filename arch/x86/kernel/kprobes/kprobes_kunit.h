@@ -21,8 +21,6 @@ long kpt_rel_jmp(long x);
 long kpt_jcc(long x);
 long kpt_jcc32(long x);
 long kpt_ret(void);
-long kpt_zf_caller(void);
-long kpt_zf_returner(void);
 long kpt_push_pop(long x);
 long kpt_call_reg(long (*fn)(void));
 long kpt_call_mem(long (**fnp)(void));

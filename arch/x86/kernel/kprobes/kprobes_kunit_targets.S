@@ -86,23 +86,6 @@ SYM_FUNC_START(kpt_ret)
 	int3
 SYM_FUNC_END(kpt_ret)
 
-/*
- * long kpt_zf_caller(void): 1 when kpt_zf_returner() comes back with ZF
- * set, as it always does: a result returned in the flags, as
- * this_cpu_cmpxchg16b_emu() returns its one.
- */
-SYM_FUNC_START(kpt_zf_returner)
-	xor	%eax, %eax
-	RET
-SYM_FUNC_END(kpt_zf_returner)
-
-SYM_FUNC_START(kpt_zf_caller)
-	call	kpt_zf_returner
-	setz	%al
-	movzbl	%al, %eax
-	RET
-SYM_FUNC_END(kpt_zf_caller)
-
 /* long kpt_push_pop(long x): x + 3, through a saved and restored %rbx */
 SYM_FUNC_START(kpt_push_pop)
 .Lpush:	push	%rbx

@@ -287,6 +287,30 @@ static void kretprobe_replaces_return_value(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kxp_mix_fn(5, 9), mix_5_9);
 }
 
+long kxp_zf_caller(void);
+void kxp_zf_returner(void);
+
+/*
+ * The trampoline gives back the flags the function returned with:
+ * kxp_zf_returner() returns its result in ZF, as a few assembly helpers
+ * of the kernel do.
+ */
+static void kretprobe_gives_back_flags(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kxp_zf_returner,
+		.handler = on_return,
+	};
+
+	KUNIT_ASSERT_EQ(test, kxp_zf_caller(), 1L);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kxp_zf_caller(), 1L);
+	kprobe_optimizer_flush();
+	KUNIT_EXPECT_EQ(test, kxp_zf_caller(), 1L);
+	KUNIT_EXPECT_EQ(test, seen.ret, 2);
+	unregister_kretprobe(&rp);
+}
+
 static void kxp_five_entry(long a, long b, long c, long d, long e)
 {
 	seen.args[0] = a;
@@ -430,6 +454,7 @@ static struct kunit_case kxp_cases[] = {
 	KUNIT_CASE(optimized_takes_no_trap),
 	KUNIT_CASE(kretprobe_sees_return_value),
 	KUNIT_CASE(kretprobe_replaces_return_value),
+	KUNIT_CASE(kretprobe_gives_back_flags),
 	KUNIT_CASE(jprobe_sees_stack_arguments),
 	KUNIT_CASE(indirect_call_through_memory),
 	KUNIT_CASE_SLOW(state_changes_under_calls),
