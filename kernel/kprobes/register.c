@@ -10,11 +10,12 @@
  *
  * Removal runs the other way round: restore the original byte, sync all
  * CPUs' instruction fetch, take the site out of the hash, then wait for an
- * RCU grace period.  (A site whose jump is in parks instead, for a little
- * while, and is removed the same way later; see "Parked sites" below.)  The breakpoint path runs with interrupts off, which is
- * an RCU read-side critical section, and the copy of an instruction runs
- * with IF cleared up to the int3 behind it; after the grace period no CPU
- * can be in a handler of the probe or in its copy, and both can go.
+ * RCU grace period.  The breakpoint path runs with interrupts off, which
+ * is an RCU read-side critical section, and the copy of an instruction
+ * runs with IF cleared up to the int3 behind it; after the grace period no
+ * CPU can be in a handler of the probe or in its copy, and both can go.
+ * (A site whose jump is in parks instead, for a little while, and is
+ * removed the same way later; see "Parked sites" below.)
  * Batches do the sync and the grace period once for all their probes.
  */
 #include <linux/kallsyms.h>
