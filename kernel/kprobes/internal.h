@@ -69,6 +69,7 @@ extern struct list_head kprobe_sites;
 int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 			bool *on_func_entry);
 bool kprobe_is_registered(struct kprobe *p);
+int kprobe_register_batch(struct kprobe **kps, int num, bool *published);
 bool kprobe_batch_invalid(void **objs, int num);
 struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp);
 

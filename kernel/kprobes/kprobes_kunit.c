@@ -18,6 +18,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 
 #include "internal.h"
@@ -459,6 +460,75 @@ static void kretprobe_refusals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
 	KUNIT_EXPECT_NULL(test, get_kprobe(entry_of("do_exit")));
 	KUNIT_EXPECT_NULL(test, get_kprobe(entry_of("kpr_square")));
+}
+
+static int count_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	seen.returns++;
+	return 0;
+}
+
+/*
+ * A kretprobe refused before any probe of its batch was published can
+ * have no instance out, so the refusal waits for no grace period: a sweep
+ * of return events over candidates, many of them refused, pays a lookup
+ * for each instead of a grace period.  The refusal here is the
+ * blacklist's, which comes after the kretprobe's own checks (a bad symbol
+ * or size never reaches the registration).  Any grace period that ends
+ * elsewhere during the call counts too, hence a few tries, after the
+ * optimizer and the reaper of parked sites (which wait for grace periods
+ * of their own) have been drained.  A batch refused at its second probe
+ * must leave nothing behind.
+ */
+static bool kretprobe_accepted(struct kunit *test, struct kretprobe **rps,
+			       int num)
+{
+	int ret = register_kretprobes(rps, num);
+
+	if (ret) {
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);	/* the blacklist's */
+		return false;
+	}
+	unregister_kretprobes(rps, num);	/* do not leave it on the stack */
+	KUNIT_FAIL(test, "a kretprobe on %s was accepted",
+		   rps[num - 1]->kp.symbol_name);
+	return true;
+}
+
+static void refused_kretprobe_waits_for_nothing(struct kunit *test)
+{
+	struct kretprobe good = { .kp.symbol_name = "kpr_square",
+				  .handler = count_return };
+	struct kretprobe bad = { .kp.symbol_name = "kprobe_flush_task",
+				 .handler = count_return };
+	struct kretprobe *rps[] = { &good, &bad };
+	unsigned long cookie;
+	bool waited = true;
+	int try;
+
+	kprobe_optimizer_flush();
+	for (try = 0; try < 3 && waited; try++) {
+		cookie = get_state_synchronize_rcu();
+		if (kretprobe_accepted(test, &rps[1], 1))
+			return;
+		waited = poll_state_synchronize_rcu(cookie);
+	}
+	KUNIT_EXPECT_FALSE_MSG(test, waited,
+			       "a refused kretprobe waited for a grace period");
+	KUNIT_EXPECT_NULL(test, bad.rph);
+
+	if (kretprobe_accepted(test, rps, 2))
+		return;
+	KUNIT_EXPECT_NULL(test, good.rph);
+	KUNIT_EXPECT_NULL(test, get_kprobe(entry_of("kpr_square")));
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.returns, 0);
+	/* Nothing of either stays: both register again. */
+	bad.kp.symbol_name = "kpr_fact";
+	KUNIT_ASSERT_EQ(test, register_kretprobes(rps, 2), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.returns, 1);
+	unregister_kretprobes(rps, 2);
 }
 
 static long j_eight(long a, long b, long c, long d, long e, long f, long g,
@@ -934,6 +1004,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE_SLOW(unregister_with_calls_in_flight),
 	KUNIT_CASE(handler_hits_another_kretprobe),
 	KUNIT_CASE(kretprobe_refusals),
+	KUNIT_CASE(refused_kretprobe_waits_for_nothing),
 	KUNIT_CASE(jprobe_sees_eight_arguments),
 	KUNIT_CASE(jprobe_and_kprobe_share_entry),
 	KUNIT_CASE(batch_failure_rolls_back),

@@ -430,6 +430,7 @@ static bool has_duplicate(struct kretprobe **rps, int num)
 int register_kretprobes(struct kretprobe **rps, int num)
 {
 	struct kprobe **kps;
+	bool published = false;
 	int i, ret = 0;
 
 	if (kprobe_batch_invalid((void **)rps, num) || has_duplicate(rps, num))
@@ -442,18 +443,25 @@ int register_kretprobes(struct kretprobe **rps, int num)
 	}
 	kps = kprobe_array_of((void **)rps, num, offsetof(struct kretprobe, kp),
 			      GFP_KERNEL);
-	ret = kps ? register_kprobes(kps, num) : -ENOMEM;
+	ret = kps ? kprobe_register_batch(kps, num, &published) : -ENOMEM;
 	kfree(kps);
 	if (!ret)
 		return 0;
 	/*
-	 * A batch that failed at its last step (an ftrace site refused) had
-	 * its int3 sites armed for a moment: calls may have taken instances
-	 * and will come back through the trampoline after we return.  As in
+	 * A batch that failed after publishing some of its probes (one that
+	 * joined a live or parked site before a later entry was refused, or
+	 * any, when an ftrace site refused at the last step) may have had
+	 * them hit: calls may have taken instances and will come back
+	 * through the trampoline after we return.  As in
 	 * unregister_kretprobes(), they must find no probe, and a return
 	 * handler already running (preemption off) must be waited for
-	 * before the caller may free @rps.
+	 * before the caller may free @rps.  A batch refused at its first
+	 * probe (the blacklist, a jump-label site...) published nothing, has
+	 * no instance out, and waits for nothing.
 	 */
+	i = num;
+	if (!published)
+		goto undo;
 	for (i = 0; i < num; i++)
 		WRITE_ONCE(rps[i]->rph->rp, NULL);
 	synchronize_rcu();

@@ -458,10 +458,31 @@ bool kprobe_batch_invalid(void **objs, int num)
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
+	bool published;
+
+	return kprobe_register_batch(kps, num, &published);
+}
+EXPORT_SYMBOL_GPL(register_kprobes);
+
+/**
+ * kprobe_register_batch() - register_kprobes(), telling what a failure left
+ * @kps: the probes
+ * @num: how many
+ * @published: set when the call fails after publishing a probe of the batch
+ *	(a later entry refused, or the ftrace step at the end): a CPU may
+ *	have run its handler (and a kretprobe's entry taken an instance
+ *	that returns later).  Clear on success and when the first entry
+ *	was refused, which publishes nothing.
+ *
+ * Return: as register_kprobes().
+ */
+int kprobe_register_batch(struct kprobe **kps, int num, bool *published)
+{
 	struct { kprobe_opcode_t *addr; u32 flags; } *old;
 	LIST_HEAD(dead);
 	int i, j, ret = 0;
 
+	*published = false;
 	if (kprobe_batch_invalid((void **)kps, num))
 		return -EINVAL;
 	/*
@@ -500,6 +521,7 @@ int register_kprobes(struct kprobe **kps, int num)
 		 */
 		if (i)
 			finish_removal(kps, i, &dead);
+		*published = i;
 		for (j = 0; j <= i && j < num; j++) {
 			kps[j]->addr = old[j].addr;
 			kps[j]->flags = old[j].flags;
@@ -509,7 +531,6 @@ int register_kprobes(struct kprobe **kps, int num)
 	kfree(old);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(register_kprobes);
 
 /**
  * register_kprobe() - put a probe on a kernel instruction
