@@ -382,9 +382,25 @@ static int ftrace_hammer(void *unused)
 }
 
 /*
+ * Wait until the other CPU has called the function @n more times (a
+ * second at most).  A fixed delay is not enough: on a loaded host, QEMU
+ * can leave the other vCPU without a host CPU for longer than the delay.
+ */
+static void wait_for_hammer_calls(int n)
+{
+	int start = atomic_read(&hammer_calls);
+	unsigned long timeout = jiffies + HZ;
+
+	while (atomic_read(&hammer_calls) - start < n &&
+	       time_before(jiffies, timeout))
+		cpu_relax();
+}
+
+/*
  * Register, disable, enable and unregister probes of every kind at the
  * ftrace site while the other CPU runs through it: every result right,
- * no handler of a removed probe afterwards.
+ * no handler of a removed probe afterwards.  Each state lasts until the
+ * other CPU has made a few calls in it.
  */
 static void arming_while_called(struct kunit *test)
 {
@@ -413,11 +429,11 @@ static void arming_while_called(struct kunit *test)
 			unregister_kprobe(&kp);
 			break;
 		}
-		udelay(200);
+		wait_for_hammer_calls(4);
 		disable_kprobe(&kp);
-		udelay(100);
+		wait_for_hammer_calls(2);
 		enable_kprobe(&kp);
-		udelay(100);
+		wait_for_hammer_calls(2);
 		unregister_kretprobe(&rp);
 		unregister_kprobe(&kp);
 		hits = atomic_read(&pre_hits);
