@@ -186,7 +186,7 @@ static void site_update_arming(struct kprobe_site *site)
 }
 
 static void site_unpark(struct kprobe_site *site, struct list_head *dead);
-static void finish_removal(struct kprobe **kps, int num, struct list_head *dead);
+static int finish_removal(struct kprobe **kps, int num, struct list_head *dead);
 
 static int __register_kprobe(struct kprobe *p)
 {
@@ -217,7 +217,14 @@ static int __register_kprobe(struct kprobe *p)
 		LIST_HEAD(dead);
 
 		site_unpark(site, &dead);
-		finish_removal(NULL, 0, &dead);
+		/*
+		 * The removal commits what the batch's earlier entries
+		 * queued: ftrace refusing their sites now fails the batch,
+		 * as it would at the batch's end.
+		 */
+		ret = finish_removal(NULL, 0, &dead);
+		if (ret)
+			return ret;
 		site = NULL;
 	}
 	if (site && p->pre_handler == jprobe_setjmp && site_has_jprobe(site))
@@ -396,13 +403,18 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
  * expedited: a normal grace period costs several ticks of waiting, most
  * of an unregistration's time, while the sync has just interrupted every
  * CPU anyway, so the IPIs of an expedited one add little disturbance.
+ *
+ * Return: 0, or ftrace's error from kprobe_commit_text().  The removed
+ * probes are gone either way; the error tells that other queued sites
+ * were left unarmed, which only a removal in the middle of a
+ * registration has queued.
  */
-static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
+static int finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 {
 	struct kprobe_site *site, *tmp;
-	int i;
+	int i, ret;
 
-	kprobe_commit_text();
+	ret = kprobe_commit_text();
 	list_for_each_entry(site, dead, all)
 		kprobe_site_unhash(site);
 	/*
@@ -420,6 +432,7 @@ static void finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 			INIT_LIST_HEAD(&kps[i]->list);
 	list_for_each_entry_safe(site, tmp, dead, all)
 		site_free_after_tasks(site);
+	return ret;
 }
 
 /**

@@ -652,6 +652,84 @@ static void jprobe_excludes_other_ipmodify(struct kunit *test)
 	ftrace_set_filter_ip(&other_ipmodify, (unsigned long)addr, 1, 1);
 }
 
+/*
+ * Park an optimized site at kpo_plain: a probe there, its jump in, then
+ * removed.  The site stays PARK_DELAY (register.c); a slow grace period in
+ * the removal can outlast that, hence a few tries.
+ * Return: whether the site is parked on return.
+ */
+static bool park_site_at_kpo_plain(struct kunit *test)
+{
+	struct kprobe kp;
+	bool parked = false;
+	int try;
+
+	for (try = 0; try < 5 && !parked; try++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = (kprobe_opcode_t *)kpo_plain;
+		kp.pre_handler = second_pre;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+		kprobe_optimizer_flush();
+		if (!kprobe_optimized(&kp)) {
+			unregister_kprobe(&kp);
+			return false;
+		}
+		unregister_kprobe(&kp);
+		rcu_read_lock();
+		parked = kprobe_site_lookup(kp.addr);
+		rcu_read_unlock();
+	}
+	return parked;
+}
+
+/*
+ * A batch's later probe with a post_handler, at a parked site, removes
+ * that site on the spot, and the removal commits what the batch's earlier
+ * entries queued.  When ftrace refuses one of those there (a jprobe at a
+ * function another IPMODIFY user holds: -EBUSY), the batch fails as a
+ * whole, as it does when ftrace refuses at its end; it must not return 0
+ * with a probe that is never hit.
+ */
+static void ftrace_refusal_mid_batch_fails_it(struct kunit *test)
+{
+	kprobe_opcode_t *addr = target_entry(test);
+	struct jprobe jp = { .kp.addr = addr, .kp.pre_handler = jprobe_setjmp,
+			     .entry = jentry };
+	struct kprobe post = { .addr = (kprobe_opcode_t *)kpo_plain,
+			       .pre_handler = second_pre,
+			       .post_handler = count_post };
+	struct kprobe *batch[] = { &jp.kp, &post };
+	int ret;
+
+	kprobe_optimizer_flush();	/* no site parked by an earlier case */
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&other_ipmodify,
+						   (unsigned long)addr, 0, 1), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&other_ipmodify), 0);
+	if (!park_site_at_kpo_plain(test)) {
+		unregister_ftrace_function(&other_ipmodify);
+		ftrace_set_filter_ip(&other_ipmodify, (unsigned long)addr, 1, 1);
+		kunit_skip(test, "no parked site at kpo_plain");
+	}
+	reset_counts();
+	atomic_set(&jhits, 0);
+	atomic_set(&second_hits, 0);
+	ret = register_kprobes(batch, ARRAY_SIZE(batch));
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	/* Nothing of the batch stays, the parked site neither. */
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 6);
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, kprobe_site_lookup(post.addr));
+	KUNIT_EXPECT_NULL(test, kprobe_site_lookup(addr));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, atomic_read(&jhits), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&second_hits), 0);
+	if (!ret)
+		unregister_kprobes(batch, ARRAY_SIZE(batch));
+	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&other_ipmodify), 0);
+	ftrace_set_filter_ip(&other_ipmodify, (unsigned long)addr, 1, 1);
+}
+
 static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(entry_probe_goes_through_ftrace),
 	KUNIT_CASE(post_handler_of_another_probe),
@@ -663,6 +741,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(inside_fentry_call_refused),
 	KUNIT_CASE(probe_after_ftrace_site_while_jumped),
 	KUNIT_CASE(jprobe_excludes_other_ipmodify),
+	KUNIT_CASE(ftrace_refusal_mid_batch_fails_it),
 	KUNIT_CASE_SLOW(arming_while_called),
 	KUNIT_CASE_SLOW(lone_post_handler_while_others_come_and_go),
 	{}
