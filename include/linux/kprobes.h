@@ -226,6 +226,8 @@ struct kprobe_site {
 	bool			posted;		/* a probe has a post_handler */
 	bool			region_clear;	/* no other site in the region */
 	u8			ftrace_in;	/* KPROBE_FTRACE_IN_*: the ops it is in */
+	bool			post_single;	/* ->single is the only probe and
+						 * has a post_handler */
 	/*
 	 * Only ever read and written under kprobe_mutex: bits of one byte,
 	 * which no store to the bytes above can touch (they are separate

@@ -168,6 +168,20 @@ static bool site_has_post(struct kprobe_site *site)
 }
 
 /*
+ * Is ->single the site's only probe, with a post_handler?  Then a hit that
+ * ran its pre_handler may call that probe's post_handler without walking
+ * the list (ftrace_handler.c).  A pair is in no list: false.
+ */
+static bool site_post_single(struct kprobe_site *site)
+{
+	struct kprobe *p = rcu_dereference_protected(site->single,
+					lockdep_is_held(&kprobe_mutex));
+
+	return p && site->probes.next == &p->list &&
+	       list_is_singular(&site->probes) && p->post_handler;
+}
+
+/*
  * Arm or disarm @site to match its probes, and let the optimizer know;
  * the caller commits.
  */
@@ -178,6 +192,7 @@ static void site_update_arming(struct kprobe_site *site)
 	kprobe_site_update_single(site);
 	WRITE_ONCE(site->stepped, site_needs_step(site));
 	WRITE_ONCE(site->posted, site_has_post(site));
+	WRITE_ONCE(site->post_single, site_post_single(site));
 	if (site->ftrace)
 		kprobe_ftrace_site_update(site, site_has_jprobe(site));
 	kprobe_site_set_armed(site, kprobes_all_armed &&

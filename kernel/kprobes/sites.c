@@ -217,6 +217,7 @@ void kprobe_site_update_single(struct kprobe_site *site)
 void kprobe_site_drop_single(struct kprobe_site *site)
 {
 	lockdep_assert_held(&kprobe_mutex);
+	WRITE_ONCE(site->post_single, false);
 	site_publish_single(site, NULL);
 }
 

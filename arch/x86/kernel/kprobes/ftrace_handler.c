@@ -35,33 +35,25 @@ static __always_inline void set_kprobe_status(unsigned long status)
 }
 
 /*
- * Is @p, the site's ->single, also the only probe in its list?  Then its
- * post_handler is the site's only one.  The list is read as the walk
- * reads it (RCU; @p stays valid until the grace period of its removal).
- * Probes join at the tail: one joining behind @p, or @p leaving, makes
- * the answer false and the walk decides; whatever the answer, it is what
- * a walk reading the list at that moment would have found.
- */
-static __always_inline bool ftrace_sole_probe(struct kprobe_site *site,
-					      struct kprobe *p)
-{
-	return READ_ONCE(site->probes.next) == &p->list &&
-	       READ_ONCE(p->list.next) == &site->probes;
-}
-
-/*
  * The pre_handlers ran and left regs->ip alone: the post_handlers see ip
  * past the call, as after the instruction on the int3 path; then ip goes
  * back to where the trampoline returns.  @single: the pre_handler of
- * ->single ran alone, and that probe is still current_kprobe (read back
- * from there rather than kept live across the handler's call; after a
- * pair, the pair's second probe, the site's only one only if the first
- * has just left, and then the walk would do the same).  When it
- * is the site's only probe its post_handler is called here, with the
- * status and current_kprobe the walk would give it, saving the walk's
- * call and loop (about 25 instructions a hit).  Unlike the walk it does
- * not look at the probe's disabled flag again: a probe disabled between
- * its two handlers gets the post_handler whose pre_handler it has had.
+ * ->single ran alone, and its probe is still current_kprobe (read back
+ * from there rather than kept live across the handler's call).  When
+ * ->post_single says that probe is the site's only one, its post_handler
+ * is called here, with the status and current_kprobe the walk would give
+ * it, saving the walk's call and loop (about 25 instructions a hit).
+ *
+ * ->single and ->post_single are read at different moments, and
+ * registrations change both meanwhile (kprobe_mutex, register.c): the
+ * probe called is the one whose pre_handler ran, valid until the grace
+ * period of its removal; the test of its post_handler covers the probe
+ * having been replaced since, or ->single having been a pair (whose
+ * second probe is current, and may have none).  Whatever the outcome, a
+ * walk at one of those moments could have had it.  Unlike the walk it
+ * does not look at the probe's disabled flag again: a probe disabled
+ * between its two handlers gets the post_handler whose pre_handler it
+ * has had.
  */
 static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 					   struct pt_regs *regs,
@@ -71,19 +63,22 @@ static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 {
 	struct kprobe *p;
 
-	if (READ_ONCE(site->posted)) {
-		instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
-		p = single ? kprobe_running() : NULL;
-		if (p && p->post_handler && ftrace_sole_probe(site, p)) {
+	if (!READ_ONCE(site->posted)) {
+		reset_current_kprobe();
+		goto out;
+	}
+	instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
+	if (single && READ_ONCE(site->post_single)) {
+		p = kprobe_running();
+		if (likely(p->post_handler)) {
 			set_kprobe_status(KPROBE_HIT_SSDONE);
 			p->post_handler(p, regs, 0);
 			reset_current_kprobe();
-		} else {
-			kprobe_site_post_handlers(site, regs);
+			goto out;
 		}
-	} else {
-		reset_current_kprobe();
 	}
+	kprobe_site_post_handlers(site, regs);
+out:
 	instruction_pointer_set(regs, orig_ip);
 }
 

@@ -478,7 +478,8 @@ static void other_post(struct kprobe *p, struct pt_regs *regs,
  * second probe coming and going while the other CPU calls the function:
  * the lone probe's post_handler runs once for each of its pre_handlers,
  * the other's runs too, each past the call as its current probe, and
- * nothing of the other runs once it is unregistered.
+ * nothing of the other runs once it is unregistered.  Every other round
+ * the second probe has a pre_handler and no post_handler instead.
  */
 static void lone_post_handler_while_others_come_and_go(struct kunit *test)
 {
@@ -530,17 +531,29 @@ static void lone_post_handler_while_others_come_and_go(struct kunit *test)
 	atomic_set(&hammer_wrong, 0);
 	atomic_set(&hammer_calls, 0);
 	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-ftrace-post", &cpu);
+	atomic_set(&second_hits, 0);
 	for (round = 0; round < 40; round++) {
 		memset(&other, 0, sizeof(other));
 		other.addr = (kprobe_opcode_t *)kpft_fn;
-		other.post_handler = other_post;
+		/*
+		 * Odd rounds: a pre_handler only, which makes ->single a
+		 * pair whose second probe, current after it, has no
+		 * post_handler; a hit that read the pair may meet the lone
+		 * probe alone again by its post step.
+		 */
+		if (round & 1)
+			other.pre_handler = second_pre;
+		else
+			other.post_handler = other_post;
 		if (register_kprobe(&other))
 			break;
 		udelay(200);
 		unregister_kprobe(&other);
-		others = atomic_read(&other_post_hits);
+		others = atomic_read(&other_post_hits) +
+			 atomic_read(&second_hits);
 		udelay(200);
-		KUNIT_EXPECT_EQ(test, atomic_read(&other_post_hits), others);
+		KUNIT_EXPECT_EQ(test, atomic_read(&other_post_hits) +
+				atomic_read(&second_hits), others);
 	}
 	kthread_stop(hammer);
 	unregister_kprobe(&lone);
@@ -551,9 +564,11 @@ static void lone_post_handler_while_others_come_and_go(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&lone_post_hits),
 			atomic_read(&pre_hits));
 	KUNIT_EXPECT_GT(test, atomic_read(&other_post_hits), 1);
-	kunit_info(test, "%d calls, %d lone and %d other post_handlers on CPU%d\n",
+	KUNIT_EXPECT_GT(test, atomic_read(&second_hits), 1);
+	kunit_info(test, "%d calls, %d lone and %d other post_handlers, %d other pre_handlers on CPU%d\n",
 		   atomic_read(&hammer_calls), atomic_read(&lone_post_hits),
-		   atomic_read(&other_post_hits), cpu);
+		   atomic_read(&other_post_hits), atomic_read(&second_hits),
+		   cpu);
 }
 
 /* Inside the fentry call there is no instruction: refused, as upstream. */
