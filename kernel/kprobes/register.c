@@ -169,8 +169,9 @@ static bool site_has_post(struct kprobe_site *site)
 
 /*
  * Is ->single the site's only probe, with a post_handler?  Then a hit that
- * ran its pre_handler may call that probe's post_handler without walking
- * the list (ftrace_handler.c).  A pair is in no list: false.
+ * ran its pre_handler, and finds that probe still in ->single, may call
+ * its post_handler without walking the list (ftrace_end_hit(),
+ * ftrace_handler.c).  A pair is in no list: false.
  */
 static bool site_post_single(struct kprobe_site *site)
 {
@@ -189,9 +190,19 @@ static void site_update_arming(struct kprobe_site *site)
 {
 	if (site->gone)
 		return;
+	/*
+	 * ->post_single goes off before ->single changes and is set again
+	 * after: a hit that read ->single when this change had published it
+	 * then reads no ->post_single left from before it.  The release of
+	 * rcu_assign_pointer() orders the clear before the publication; the
+	 * smp_wmb() orders the publication before the new value.  They pair
+	 * with the hit's smp_rmb()s (ftrace_end_hit()).
+	 */
+	WRITE_ONCE(site->post_single, false);
 	kprobe_site_update_single(site);
 	WRITE_ONCE(site->stepped, site_needs_step(site));
 	WRITE_ONCE(site->posted, site_has_post(site));
+	smp_wmb();
 	WRITE_ONCE(site->post_single, site_post_single(site));
 	if (site->ftrace)
 		kprobe_ftrace_site_update(site, site_has_jprobe(site));
@@ -379,6 +390,7 @@ static bool site_park(struct kprobe_site *site)
 {
 	if (site->opt != KPROBE_OPT_DONE || site->gone)
 		return false;
+	WRITE_ONCE(site->post_single, false);	/* as site_update_arming() */
 	kprobe_site_update_single(site);	/* no handler to call */
 	schedule_delayed_work(&parked_work, PARK_DELAY);
 	return true;

@@ -120,10 +120,12 @@ bool kprobe_site_has_enabled(struct kprobe_site *site)
 
 /*
  * ->single: what an optimized or ftrace hit runs without the list walk.
- * Up to two enabled probes with pre_handlers and no jprobe: the one, or a
- * struct kprobe_pair of the two; otherwise NULL, and the hit walks the
- * list.  @pre gets them in list order.  Return: how many (0, 1 or 2), or
- * -1 when the walk is needed.
+ * Up to two enabled probes with pre_handlers, no jprobe and no probe with
+ * a fault_handler: the one, or a struct kprobe_pair of the two; otherwise
+ * NULL, and the hit walks the list.  The ftrace hit runs ->single with
+ * interrupts on (ftrace_handler.c), where an interrupt's own fault must
+ * not reach a fault_handler.  @pre gets them in list order.  Return: how
+ * many (0, 1 or 2), or -1 when the walk is needed.
  */
 static int site_fast_pres(struct kprobe_site *site, struct kprobe *pre[2])
 {
@@ -131,9 +133,13 @@ static int site_fast_pres(struct kprobe_site *site, struct kprobe *pre[2])
 	int n = 0;
 
 	list_for_each_entry(p, &site->probes, list) {
-		if (kprobe_disabled(p) || !p->pre_handler)
+		if (kprobe_disabled(p))
 			continue;
-		if (n == 2 || p->pre_handler == jprobe_setjmp)
+		if (p->fault_handler || p->pre_handler == jprobe_setjmp)
+			return -1;
+		if (!p->pre_handler)
+			continue;
+		if (n == 2)
 			return -1;
 		pre[n++] = p;
 	}

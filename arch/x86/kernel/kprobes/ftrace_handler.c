@@ -11,8 +11,10 @@
  * the trampoline had, unless a pre_handler changed it to go elsewhere.
  *
  * Context: whatever the probed function runs in; ftrace's recursion
- * guard keeps preemption off, and interrupts are off across the handlers
- * as on the int3 path.  Only a jprobe keeps them off beyond (below).
+ * guard keeps preemption off.  Interrupts stay as they were for the
+ * usual case, ->single (one or two probes, no fault_handler, no jprobe),
+ * and are off across the handlers of the list walk, as on the int3 path.
+ * Only a jprobe keeps them off beyond (below).
  *
  * A site is in one of two ftrace_ops (kernel/kprobes/ftrace.c); while it
  * moves from one to the other it is in both for a moment, and only one
@@ -35,31 +37,59 @@ static __always_inline void set_kprobe_status(unsigned long status)
 }
 
 /*
+ * The post_handlers of a hit whose pre_handlers may have run with
+ * interrupts on (@irqs_on): the walk may meet a probe with a fault_handler
+ * that joined since ->single was read, and such a probe's handlers run
+ * with interrupts off, so that no interrupt's fault reaches its
+ * fault_handler.
+ */
+static __always_inline void ftrace_post_walk(struct kprobe_site *site,
+					     struct pt_regs *regs,
+					     bool irqs_on)
+{
+	unsigned long flags;
+
+	if (!irqs_on) {
+		kprobe_site_post_handlers(site, regs);
+		return;
+	}
+	local_irq_save(flags);
+	kprobe_site_post_handlers(site, regs);
+	local_irq_restore(flags);
+}
+
+/*
  * The pre_handlers ran and left regs->ip alone: the post_handlers see ip
  * past the call, as after the instruction on the int3 path; then ip goes
  * back to where the trampoline returns.  @single: the pre_handler of
- * ->single ran alone, and its probe is still current_kprobe (read back
- * from there rather than kept live across the handler's call).  When
- * ->post_single says that probe is the site's only one, its post_handler
- * is called here, with the status and current_kprobe the walk would give
- * it, saving the walk's call and loop (about 25 instructions a hit).
+ * ->single ran alone, and its probe (for a pair, the pair's second) is
+ * current_kprobe, read back from there rather than kept live across the
+ * handler's call; it is never NULL: no handler clears it.
  *
- * ->single and ->post_single are read at different moments, and
- * registrations change both meanwhile (kprobe_mutex, register.c): the
- * probe called is the one whose pre_handler ran, valid until the grace
- * period of its removal; the test of its post_handler covers the probe
- * having been replaced since, or ->single having been a pair (whose
- * second probe is current, and may have none).  Whatever the outcome, a
- * walk at one of those moments could have had it.  Unlike the walk it
- * does not look at the probe's disabled flag again: a probe disabled
- * between its two handlers gets the post_handler whose pre_handler it
- * has had.
+ * When ->post_single says so, and that probe is still ->single (so not a
+ * pair's), it is the site's only probe, and its post_handler is called
+ * here, with the status and current_kprobe the walk would give it, saving
+ * the walk's call and loop (about 25 instructions a hit).
+ *
+ * Registrations change both meanwhile (kprobe_mutex): ->post_single is
+ * cleared before each change of ->single and set after it
+ * (site_update_arming()), and is read here between two reads of ->single,
+ * the pre_handler's and the one below (the smp_rmb()s pair with that
+ * function's barriers).  A set one was computed for a ->single published
+ * no earlier than the one the first read found and before the second
+ * read.  The probe whose pre_handler ran, found in ->single again, is
+ * that one (a probe cannot leave a site and come back within one hit:
+ * its removal waits for this RCU reader), so it was the site's only
+ * probe, with a post_handler.  Otherwise the walk decides.  Unlike the
+ * walk it does not look at the probe's disabled flag again: a probe
+ * disabled between its two handlers gets the post_handler whose
+ * pre_handler it has had.  @irqs_on: as for ftrace_post_walk().
  */
 static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 					   struct pt_regs *regs,
 					   unsigned long ip,
 					   unsigned long orig_ip,
-					   bool single)
+					   bool single, bool irqs_on)
 {
 	struct kprobe *p;
 
@@ -68,87 +98,88 @@ static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 		goto out;
 	}
 	instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
+	smp_rmb();
 	if (single && READ_ONCE(site->post_single)) {
+		smp_rmb();
 		p = kprobe_running();
-		if (likely(p->post_handler)) {
+		if (likely(p == rcu_dereference_sched(site->single))) {
 			set_kprobe_status(KPROBE_HIT_SSDONE);
 			p->post_handler(p, regs, 0);
 			reset_current_kprobe();
 			goto out;
 		}
 	}
-	kprobe_site_post_handlers(site, regs);
+	ftrace_post_walk(site, regs, irqs_on);
 out:
 	instruction_pointer_set(regs, orig_ip);
 }
 
 /*
- * The usual case, a site with one probe with a pre_handler and no jprobe,
- * or two (->single, as the detour's, optimize.c; for two a pair, whose
- * handler runs both as the walk would): run it without the list walk,
- * then the post_handlers (of that probe or of others) if the site has
- * any.  A pre_handler that returns non-zero has moved regs->ip, which then
- * stands, and no post_handler runs.  Return: false when the site needs
- * the general path.
+ * The usual case, a site with one probe with a pre_handler and no jprobe
+ * and no fault_handler, or two (->single, as the detour's, optimize.c; for
+ * two a pair, whose handler runs both as the walk would): run it without
+ * the list walk, then the post_handlers (of that probe or of others) if
+ * the site has any.  A pre_handler that returns non-zero has moved
+ * regs->ip, which then stands, and no post_handler runs.
+ *
+ * Through the plain ops this runs with interrupts on (@irqs_on), as
+ * upstream's handler and our detour do: with no fault_handler among the
+ * probes of ->single, an interrupt during a handler only finds
+ * current_kprobe set, and its probes count as missed, as they would in a
+ * handler's own calls.  One that comes between the test and the write of
+ * current_kprobe below returns with both as they were.
+ *
+ * Return: false when the site needs the general path.
  */
 static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
 						struct pt_regs *regs,
 						unsigned long ip,
-						unsigned long orig_ip)
+						bool irqs_on)
 {
 	struct kprobe *p = rcu_dereference_sched(site->single);
+	unsigned long orig_ip;
 
 	if (!p)
 		return false;
+	if (unlikely(kprobes_busy_here())) {
+		kprobe_site_missed(site);
+		return true;
+	}
+	orig_ip = instruction_pointer(regs);
+	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
 	__this_cpu_write(current_kprobe, p);
 	set_kprobe_status(KPROBE_HIT_ACTIVE);
 	if (p->pre_handler(p, regs)) {
 		reset_current_kprobe();
 		return true;
 	}
-	ftrace_end_hit(site, regs, ip, orig_ip, true);
+	ftrace_end_hit(site, regs, ip, orig_ip, true, irqs_on);
 	return true;
 }
 
 /*
- * A hit through one of the two ops: @ipmodify says which, a constant in
- * each of the two handlers below, so that neither reads it from the ops.
+ * The general path: the list walk, with interrupts off.  As on the int3
+ * path, an interrupt must then not find this CPU's current_kprobe set: a
+ * fault of its own would go to our probe's fault_handler, and its probes
+ * would all count as missed.  A jprobe's handler needs them off too
+ * (below).
  */
-static __always_inline void ftrace_hit(unsigned long ip,
-				       unsigned long parent_ip,
-				       struct ftrace_regs *fregs,
-				       bool ipmodify)
+static __always_inline void ftrace_walk_hit(struct kprobe_site *site,
+					    struct pt_regs *regs,
+					    unsigned long ip, bool ipmodify)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
-	struct kprobe_site *site;
 	unsigned long orig_ip, flags;
-	int bit;
 
-	if (unlikely(READ_ONCE(kprobe_ftrace_disabled)))
-		return;
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-
-	/* Preemption is off: an RCU reader, as removal expects (register.c). */
-	site = kprobe_site_find((kprobe_opcode_t *)ip);
-	if (unlikely(!site) || !kprobe_ftrace_ops_acts(site, ipmodify))
-		goto out;
-	/*
-	 * As on the int3 path, an interrupt must not find this CPU's
-	 * current_kprobe set: a fault of its own would go to our probe's
-	 * fault_handler, and its probes would all count as missed.
-	 */
 	local_irq_save(flags);
 	if (unlikely(kprobes_busy_here())) {
 		kprobe_site_missed(site);
 		goto out_irq;
 	}
-
+	/* Through the IPMODIFY ops, ->single runs here, interrupts off. */
+	if (ipmodify && ftrace_single_probe(site, regs, ip, false))
+		goto out_irq;
 	orig_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
-	if (ftrace_single_probe(site, regs, ip, orig_ip))
-		goto out_irq;
 	/* Only the IPMODIFY ops keeps others from moving ip under a jprobe. */
 	if (kprobe_site_pre_handlers(site, regs, ipmodify)) {
 		/*
@@ -165,13 +196,40 @@ static __always_inline void ftrace_hit(unsigned long ip,
 		if (kprobe_running()) {
 			if (!irqs_disabled_flags(flags))
 				trace_hardirqs_on();
-			goto out;
+			return;
 		}
 		goto out_irq;
 	}
-	ftrace_end_hit(site, regs, ip, orig_ip, false);
+	ftrace_end_hit(site, regs, ip, orig_ip, false, false);
 out_irq:
 	local_irq_restore(flags);
+}
+
+/*
+ * A hit through one of the two ops: @ipmodify says which, a constant in
+ * each of the two handlers below, so that neither reads it from the ops.
+ */
+static __always_inline void ftrace_hit(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_regs *fregs,
+				       bool ipmodify)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprobe_site *site;
+	int bit;
+
+	if (unlikely(READ_ONCE(kprobe_ftrace_disabled)))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+
+	/* Preemption is off: an RCU reader, as removal expects (register.c). */
+	site = kprobe_site_find((kprobe_opcode_t *)ip);
+	if (unlikely(!site) || !kprobe_ftrace_ops_acts(site, ipmodify))
+		goto out;
+	if (ipmodify || !ftrace_single_probe(site, regs, ip, true))
+		ftrace_walk_hit(site, regs, ip, ipmodify);
 out:
 	ftrace_test_recursion_unlock(bit);
 }
