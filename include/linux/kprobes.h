@@ -209,8 +209,9 @@ struct kprobe_site {
 	struct list_head	probes;		/* struct kprobe.list, RCU */
 	/*
 	 * The site's one probe with a pre_handler, when it has exactly one
-	 * enabled and no jprobe; with two, a probe of the core's own that
-	 * runs both (struct kprobe_pair); else NULL.  The fast path of an
+	 * enabled and no jprobe and no probe with a fault_handler; with two,
+	 * a probe of the core's own that runs both (struct kprobe_pair);
+	 * else NULL.  The fast path of an
 	 * optimized or ftrace hit.  Written under kprobe_mutex, read under
 	 * RCU like ->probes.
 	 */

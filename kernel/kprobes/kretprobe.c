@@ -12,9 +12,10 @@
  * tells the trampoline where to go.
  *
  * Only the task itself adds and removes its instances: the entry and the
- * return run on that task, and a nested hit from an NMI completes before
- * the interrupted code resumes, so the list is a stack.  The one exception
- * is a dead task, whose leftovers kprobe_flush_task() takes back.
+ * return run on that task, and a nested hit from an interrupt or an NMI
+ * completes before the interrupted code resumes, so the list is a stack.
+ * The one exception is a dead task, whose leftovers kprobe_flush_task()
+ * takes back.
  *
  * Unregistering clears rph->rp and waits for a grace period; instances
  * still in flight then return without calling a handler, and the pool,

@@ -270,8 +270,8 @@ static __always_inline int pair_second(void)
  * kprobe_running(), and stops at one that returns non-zero, as the list
  * walk of the int3 and ftrace paths does.  The caller made @kp
  * current_kprobe; the second probe is current on return
- * (ftrace_handler.c reads it back: not the site's only probe, so its
- * post_handlers go through the walk).
+ * (ftrace_handler.c reads it back, and calls its post_handler without
+ * the walk only if it has become the site's ->single, alone, meanwhile).
  *
  * Return: what the last pre_handler called returned.
  */

@@ -623,8 +623,9 @@ static int irq_case_fault(struct kprobe *p, struct pt_regs *regs, int trapnr)
 /*
  * The usual hit, one probe without a fault_handler, runs its handlers with
  * interrupts as the function had them (on here), as upstream's handler
- * does; a probe with a fault_handler gets them off, as on the int3 path,
- * so that only its handlers' own faults reach it, and they do.
+ * does; the walk of post_handlers after it, and a probe with a
+ * fault_handler, get them off, as on the int3 path, so that no
+ * interrupt's fault reaches that handler; its handlers' own faults do.
  */
 static void interrupts_off_only_for_fault_handlers(struct kunit *test)
 {
@@ -646,6 +647,29 @@ static void interrupts_off_only_for_fault_handlers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&post_hits), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&irqs_off_pre), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&irqs_off_post), 0);
+
+	/*
+	 * A post_handler of another probe comes from the walk, which a
+	 * probe with a fault_handler may have joined since the hit read
+	 * ->single: interrupts off there.
+	 */
+	{
+		struct kprobe pre = { .addr = (kprobe_opcode_t *)kpft_fn,
+				      .pre_handler = irqs_pre };
+		struct kprobe post = { .addr = (kprobe_opcode_t *)kpft_fn,
+				       .post_handler = irqs_post };
+		struct kprobe *both[] = { &pre, &post };
+
+		reset_counts();
+		KUNIT_ASSERT_EQ(test, register_kprobes(both, 2), 0);
+		KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+		unregister_kprobes(both, 2);
+		KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&post_hits), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&irqs_off_pre), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&irqs_off_post), 1);
+		atomic_set(&irqs_off_post, 0);
+	}
 
 	area = vmalloc(PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, area);
