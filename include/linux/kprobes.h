@@ -211,9 +211,8 @@ struct kprobe_site {
 	 * The site's one probe with a pre_handler, when it has exactly one
 	 * enabled and no jprobe and no probe with a fault_handler; with two,
 	 * a probe of the core's own that runs both (struct kprobe_pair);
-	 * else NULL.  The fast path of an
-	 * optimized or ftrace hit.  Written under kprobe_mutex, read under
-	 * RCU like ->probes.
+	 * else NULL.  The fast path of an optimized or ftrace hit.  Written
+	 * under kprobe_mutex, read under RCU like ->probes.
 	 */
 	struct kprobe __rcu	*single;
 	struct arch_specific_insn ainsn;

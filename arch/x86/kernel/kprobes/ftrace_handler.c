@@ -12,8 +12,9 @@
  *
  * Context: whatever the probed function runs in; ftrace's recursion
  * guard keeps preemption off.  Interrupts stay as they were for the
- * usual case, ->single (one or two probes, no fault_handler, no jprobe),
- * and are off across the handlers of the list walk, as on the int3 path.
+ * usual case through the plain ops, ->single (one or two probes, no
+ * fault_handler, no jprobe), and are off across the handlers of the list
+ * walk, as on the int3 path.
  * Only a jprobe keeps them off beyond (below).
  *
  * A site is in one of two ftrace_ops (kernel/kprobes/ftrace.c); while it
@@ -37,22 +38,16 @@ static __always_inline void set_kprobe_status(unsigned long status)
 }
 
 /*
- * The post_handlers of a hit whose pre_handlers may have run with
- * interrupts on (@irqs_on): the walk may meet a probe with a fault_handler
- * that joined since ->single was read, and such a probe's handlers run
- * with interrupts off, so that no interrupt's fault reaches its
- * fault_handler.
+ * The post_handlers of a hit whose pre_handlers ran from ->single, with
+ * interrupts on: the walk may meet a probe with a fault_handler that
+ * joined since ->single was read, and such a probe's handlers run with
+ * interrupts off, so that no interrupt's fault reaches its fault_handler.
  */
-static __always_inline void ftrace_post_walk(struct kprobe_site *site,
-					     struct pt_regs *regs,
-					     bool irqs_on)
+static __always_inline void ftrace_post_walk_irqs_off(struct kprobe_site *site,
+						      struct pt_regs *regs)
 {
 	unsigned long flags;
 
-	if (!irqs_on) {
-		kprobe_site_post_handlers(site, regs);
-		return;
-	}
 	local_irq_save(flags);
 	kprobe_site_post_handlers(site, regs);
 	local_irq_restore(flags);
@@ -83,13 +78,13 @@ static __always_inline void ftrace_post_walk(struct kprobe_site *site,
  * probe, with a post_handler.  Otherwise the walk decides.  Unlike the
  * walk it does not look at the probe's disabled flag again: a probe
  * disabled between its two handlers gets the post_handler whose
- * pre_handler it has had.  @irqs_on: as for ftrace_post_walk().
+ * pre_handler it has had.
  */
 static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 					   struct pt_regs *regs,
 					   unsigned long ip,
 					   unsigned long orig_ip,
-					   bool single, bool irqs_on)
+					   bool single)
 {
 	struct kprobe *p;
 
@@ -109,7 +104,10 @@ static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 			goto out;
 		}
 	}
-	ftrace_post_walk(site, regs, irqs_on);
+	if (single)
+		ftrace_post_walk_irqs_off(site, regs);
+	else
+		kprobe_site_post_handlers(site, regs);	/* interrupts off */
 out:
 	instruction_pointer_set(regs, orig_ip);
 }
@@ -122,8 +120,7 @@ out:
  * the site has any.  A pre_handler that returns non-zero has moved
  * regs->ip, which then stands, and no post_handler runs.
  *
- * Through the plain ops this runs with interrupts on (@irqs_on), as
- * upstream's handler and our detour do: with no fault_handler among the
+ * It runs with interrupts on, as upstream's handler and our detour do: with no fault_handler among the
  * probes of ->single, an interrupt during a handler only finds
  * current_kprobe set, and its probes count as missed, as they would in a
  * handler's own calls.  One that comes between the test and the write of
@@ -133,8 +130,7 @@ out:
  */
 static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
 						struct pt_regs *regs,
-						unsigned long ip,
-						bool irqs_on)
+						unsigned long ip)
 {
 	struct kprobe *p = rcu_dereference_sched(site->single);
 	unsigned long orig_ip;
@@ -153,7 +149,7 @@ static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
 		reset_current_kprobe();
 		return true;
 	}
-	ftrace_end_hit(site, regs, ip, orig_ip, true, irqs_on);
+	ftrace_end_hit(site, regs, ip, orig_ip, true);
 	return true;
 }
 
@@ -175,9 +171,6 @@ static __always_inline void ftrace_walk_hit(struct kprobe_site *site,
 		kprobe_site_missed(site);
 		goto out_irq;
 	}
-	/* Through the IPMODIFY ops, ->single runs here, interrupts off. */
-	if (ipmodify && ftrace_single_probe(site, regs, ip, false))
-		goto out_irq;
 	orig_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
 	/* Only the IPMODIFY ops keeps others from moving ip under a jprobe. */
@@ -200,7 +193,7 @@ static __always_inline void ftrace_walk_hit(struct kprobe_site *site,
 		}
 		goto out_irq;
 	}
-	ftrace_end_hit(site, regs, ip, orig_ip, false, false);
+	ftrace_end_hit(site, regs, ip, orig_ip, false);
 out_irq:
 	local_irq_restore(flags);
 }
@@ -228,7 +221,12 @@ static __always_inline void ftrace_hit(unsigned long ip,
 	site = kprobe_site_find((kprobe_opcode_t *)ip);
 	if (unlikely(!site) || !kprobe_ftrace_ops_acts(site, ipmodify))
 		goto out;
-	if (ipmodify || !ftrace_single_probe(site, regs, ip, true))
+	/*
+	 * A site in the IPMODIFY ops has a jprobe, so no ->single, except
+	 * for a moment while it moves to the plain one: the walk does the
+	 * same then, with interrupts off as a jprobe needs.
+	 */
+	if (ipmodify || !ftrace_single_probe(site, regs, ip))
 		ftrace_walk_hit(site, regs, ip, ipmodify);
 out:
 	ftrace_test_recursion_unlock(bit);
