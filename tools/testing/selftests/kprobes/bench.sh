@@ -8,7 +8,10 @@
 #                                    boot without icount
 #   bench.sh run <syms> <all> [hits] every case, one line each; <syms> is the
 #                                    registration list (1,000), <all> every
-#                                    function both kernels accept
+#                                    function both kernels accept;
+#                                    KPBENCH_QUICK=1: one run of each
+#                                    median, no wait for what is not
+#                                    optimized (the smoke test's)
 # Only API that upstream 6.12 has is used, so it runs on both kernels.
 
 MODDIR=${KPROBES_MODDIR:-/lib/modules/kprobes}
@@ -176,15 +179,17 @@ run)
 	syms=$2
 	all=$3
 	hits=${4:-100000}
+	runs=3 quick=0
+	[ -n "${KPBENCH_QUICK:-}" ] && runs=1 quick=1
 	[ -e $OPT ] && echo 1 > $OPT
 	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch,ftrace_floor \
-		syms="$syms" hits="$hits"
+		syms="$syms" hits="$hits" quick=$quick
 	event "$hits"
 	[ -e $OPT ] && echo 0 > $OPT
-	bench cases=int3,kretprobe_int3 hits="$hits"
+	bench cases=int3,kretprobe_int3 hits="$hits" optimizing=0 quick=$quick
 	[ -e $OPT ] && echo 1 > $OPT
 	every "$all"
-	memory "$syms" "$(wc -l < "$syms")" batch_1000 3
+	memory "$syms" "$(wc -l < "$syms")" batch_1000 $runs
 	memory "$all" "$(wc -l < "$all")" every_function 1
 	;;
 *)
