@@ -15,11 +15,12 @@ BUILD=${BUILD:-$top/build}
 src=$BUILD/src
 T=$top/tools/testing/kprobes
 . "$T/kernels.sh"
+. "$T/ftrace-cases.sh"
 
 # What one kernel must report: the static list, every selftest script, and
 # (--cases-from) every case of the KUnit suites it builds, read from their
 # sources.  Prints ktap.py's options for that kernel.
-expectations() {	# expectations <obj> <mode> <tools: 0|1>
+expectations() {	# expectations <obj> <mode> <tools: 0|1> <ftracetest: all|core>
 	local obj=$1 expect=$1/check-expected-$2.txt f
 	{
 		cat "$T/expected.txt"
@@ -56,7 +57,7 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1>
 			echo "skip-ok test-perf-pmu	# no kprobe PMU or BPF events in this kernel"
 		# Upstream's ftrace selftests: what they gave on upstream.
 		grep -q '^CONFIG_KPROBE_EVENTS=y' "$obj/.config" &&
-			ftrace_expectations
+			ftrace_expectations "$4"
 	} > "$expect"
 	echo --expect "$expect"
 	for f in arch/x86/kernel/kprobes/kprobes_kunit.c arch/x86/kernel/kprobes/opt_kunit.c \
@@ -73,10 +74,18 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1>
 # (ftracetest-upstream.txt, written by make ftrace-reference): a case
 # that passed there must pass here; one that was unsupported there may
 # skip; one that failed there too is listed as KNOWN.
+# ftrace_expectations <all|core>: of all cases, or only of the core's
+# (ftrace-cases.sh), by the description each case file gives.
 ftrace_expectations() {
-	local result name
+	local result name core=
 	echo "require ftracetest"
+	if [ "$1" = core ]; then
+		core=$(for c in $FTRACE_CORE_CASES; do
+			sed -n 's/^# description: //p' "$src/tools/testing/selftests/ftrace/$c"
+		done)
+	fi
 	grep -v '^#' "$T/ftracetest-upstream.txt" | while IFS=$'\t' read -r result name; do
+		[ -z "$core" ] || grep -qxF "$name" <<<"$core" || continue
 		case "$result" in
 		PASS|XFAIL) echo "require ftracetest/$name" ;;
 		SKIP) echo "skip-ok ftracetest/$name # SKIP on upstream too" ;;
@@ -122,13 +131,20 @@ cpus=${CPUS:-2}
 # Debian's perf and bpftrace (about 220 MB with their libraries) go into
 # the initramfs of one boot per kernel with BPF events: this mode's.
 TOOLS_MODE=${TOOLS_MODE:-full}
+# Every ftracetest case runs in the boot with the model upstream's
+# reference ran in (ftrace-reference.sh boots the kernel's default,
+# preempt=full); the other boots, and a KASAN kernel's, where the whole
+# set takes minutes, run the core's cases (ftrace-cases.sh).
+FTRACE_ALL_MODE=${FTRACE_ALL_MODE:-full}
 for kernel in ${KERNELS:-test}; do
 obj=$(kernel_obj "$kernel")
 for mode in ${PREEMPT_MODES:-none full}; do
 	tools=0
 	[ "$mode" = "$TOOLS_MODE" ] && grep -q '^CONFIG_BPF_EVENTS=y' "$obj/.config" && tools=1
+	ftrace=core
+	[ "$mode" = "$FTRACE_ALL_MODE" ] && ! grep -q '^CONFIG_KASAN=y' "$obj/.config" && ftrace=all
 	# shellcheck disable=SC2207
-	args+=($(expectations "$obj" "$mode" $tools))
+	args+=($(expectations "$obj" "$mode" $tools $ftrace))
 	run="$kernel/preempt=$mode"
 	log=$obj/check-$mode.log
 	# Never judge an old console: remove every trace of the last run first.
@@ -138,7 +154,7 @@ for mode in ${PREEMPT_MODES:-none full}; do
 	mem=1024
 	[ $tools = 1 ] && mem=2048
 	GUEST_TOOLS=$tools MEM=$mem KERNEL=$kernel CPUS=$cpus \
-		"$T/run.sh" check "$log" "preempt=$mode" > /dev/null
+		"$T/run.sh" check "$log" "preempt=$mode" kpftrace=$ftrace > /dev/null
 	rc=$?
 	echo "check: the guest ran for $(( $(date +%s) - start ))s"
 	if [ $rc -ne 0 ]; then

@@ -28,19 +28,20 @@ cp "$scripts"/*.sh "$root/kselftest/kprobes/"
 cp "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/kselftest/kprobes/"
 [ -f "$obj/everyinsn.txt" ] && cp "$obj/everyinsn.txt" "$root/kselftest/kprobes/"
 # A kernel with kprobe events also gets upstream's ftrace selftests (the
-# kprobe cases: ftrace_cases below), the real bash ftracetest wants, and
-# the trace-printk sample that its module case loads with modprobe.
-ftrace_cases="test.d/kprobe test.d/dynevent/add_remove_kprobe.tc
-	test.d/dynevent/clear_select_events.tc test.d/dynevent/generic_clear_event.tc"
+# kprobe cases, ftrace-cases.sh; their list in cases, the core's in
+# cases-core), the real bash ftracetest wants, and the trace-printk sample
+# that its module case loads with modprobe.
+. "$top/tools/testing/kprobes/ftrace-cases.sh"
 if grep -q '^CONFIG_KPROBE_EVENTS=y' "$obj/.config" 2>/dev/null; then
 	ft=$src/tools/testing/selftests/ftrace
 	mkdir -p "$root/kselftest/ftrace/test.d/dynevent"
 	cp "$ft/ftracetest" "$root/kselftest/ftrace/"
 	cp "$ft/test.d/functions" "$root/kselftest/ftrace/test.d/"
-	for c in $ftrace_cases; do
+	for c in $FTRACE_CASES; do
 		cp -r "$ft/$c" "$root/kselftest/ftrace/$c"
 	done
-	echo "$ftrace_cases" | tr -s ' \t\n' ' ' > "$root/kselftest/ftrace/cases"
+	echo $FTRACE_CASES > "$root/kselftest/ftrace/cases"
+	echo $FTRACE_CORE_CASES > "$root/kselftest/ftrace/cases-core"
 	cp /bin/bash-static "$root/bin/bash"
 	krel=$(cat "$obj/include/config/kernel.release")
 	if [ -f "$obj/samples/trace_printk/trace-printk.ko" ]; then
