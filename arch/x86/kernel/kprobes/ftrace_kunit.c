@@ -504,7 +504,7 @@ static void lone_post_handler_while_others_come_and_go(struct kunit *test)
 	};
 	struct kprobe other;
 	struct task_struct *hammer;
-	int round, cpu, others;
+	int round, cpu, others, wait;
 
 	reset_counts();
 	atomic_set(&lone_post_hits, 0);
@@ -561,6 +561,17 @@ static void lone_post_handler_while_others_come_and_go(struct kunit *test)
 			other.post_handler = other_post;
 		if (register_kprobe(&other))
 			break;
+		/*
+		 * Until the other CPU has run the pair (at most 100 ms), then
+		 * a while more: on a loaded host its vCPU can stand still
+		 * through any fixed delay (seen under KASAN in CI).
+		 */
+		others = atomic_read(&other_post_hits) +
+			 atomic_read(&second_hits);
+		for (wait = 0; wait < 1000 &&
+		     atomic_read(&other_post_hits) +
+		     atomic_read(&second_hits) == others; wait++)
+			udelay(100);
 		udelay(200);
 		unregister_kprobe(&other);
 		others = atomic_read(&other_post_hits) +
