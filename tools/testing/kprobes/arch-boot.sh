@@ -18,7 +18,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
 arch=$1
-src=$BUILD/src
+src=${SRC:-$BUILD/src}
 obj=$BUILD/obj-$arch
 case "$arch" in
 arm64)

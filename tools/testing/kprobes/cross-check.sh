@@ -12,7 +12,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
-src=$BUILD/src
+src=${SRC:-$BUILD/src}
 
 # name  ARCH  CROSS_COMPILE  Debian package  extra options.  Not here:
 # 64-bit parisc, whose own ptrace.c and unaligned.c do not assemble with
@@ -57,7 +57,6 @@ arch_kprobes_objects() {
 			}'
 	done | sort -u | tr '\n' ' '
 }
-failed=0
 # The missing compilers in one apt-get call (one package at a time below
 # only if that fails).
 missing=
@@ -69,17 +68,12 @@ for a in $want; do
 done
 [ -z "$missing" ] ||
 	apt-get install -y -qq --no-install-recommends $missing > /dev/null 2>&1 || true
-for a in $want; do
+
+# check_arch <name>: configure and compile one architecture in
+# $BUILD/cross-<name>; one line on stdout, and the exit status.
+check_arch() {
+	local a=$1 karch cross pkg extra obj log frag targets
 	read -r _ karch cross pkg extra < <(awk -v a="$a" '$1 == a' <<<"$table")
-	if [ -z "${karch:-}" ]; then
-		echo "cross-check: $a: no such entry"
-		failed=$((failed + 1))
-		continue
-	fi
-	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
-		apt-get install -y -qq --no-install-recommends "$pkg" > /dev/null 2>&1 ||
-			{ echo "cross-check: $a: SKIP (no $pkg)"; continue; }
-	fi
 	obj=$BUILD/cross-$a
 	log=$obj/build.log
 	mkdir -p "$obj"
@@ -93,8 +87,7 @@ for a in $want; do
 		k olddefconfig
 	if ! grep -q '^CONFIG_KPROBES=y' "$obj/.config"; then
 		echo "cross-check: $a: FAIL (KPROBES could not be turned on)"
-		failed=$((failed + 1))
-		continue
+		return 1
 	fi
 	# The arch's Kprobes code: each object (or folder) that one of its
 	# Makefiles adds for a Kprobes option this config has (KPROBES,
@@ -107,7 +100,35 @@ for a in $want; do
 	else
 		echo "cross-check: $a: FAIL (see $log)"
 		grep -m5 -E 'error' "$log" | sed 's/^/    /'
-		failed=$((failed + 1))
+		return 1
 	fi
+}
+
+# The architectures, $(nproc) at a time: configuring one (kconfig runs
+# on one core, a third of an architecture's time) leaves a core to the
+# other's compiles.  Each prints its line when it is done.
+failed=0
+running=0
+for a in $want; do
+	read -r _ karch _ pkg _ < <(awk -v a="$a" '$1 == a' <<<"$table")
+	if [ -z "${karch:-}" ]; then
+		echo "cross-check: $a: no such entry"
+		failed=$((failed + 1))
+		continue
+	fi
+	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
+		apt-get install -y -qq --no-install-recommends "$pkg" > /dev/null 2>&1 ||
+			{ echo "cross-check: $a: SKIP (no $pkg)"; continue; }
+	fi
+	if [ $running -ge "$(nproc)" ]; then
+		wait -n || failed=$((failed + 1))
+		running=$((running - 1))
+	fi
+	check_arch "$a" &
+	running=$((running + 1))
+done
+while [ $running -gt 0 ]; do
+	wait -n || failed=$((failed + 1))
+	running=$((running - 1))
 done
 [ "$failed" -eq 0 ]
