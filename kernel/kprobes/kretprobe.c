@@ -81,6 +81,40 @@ static __always_inline void recycle_instance(struct kretprobe_instance *ri)
 		drop_instance_later(ri);
 }
 
+/*
+ * Keep the real return address of the call @regs enters in @ri, link @ri
+ * to the task, and make the call return to the trampoline, in an order
+ * that an NMI's unwinder on this CPU can read at any instruction: from
+ * the moment a slot holds the trampoline, the task's list has the
+ * instance that stands for it.  Compiler barriers: only this CPU looks.
+ */
+static __always_inline void hook_return(struct kretprobe_instance *ri,
+					struct pt_regs *regs)
+{
+#ifdef arch_kretprobe_slot
+	unsigned long *slot = arch_kretprobe_slot(regs);
+
+	ri->ret_addr = (kprobe_opcode_t *)*slot;
+	ri->fp = slot;
+	barrier();
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	barrier();
+	WRITE_ONCE(*slot, (unsigned long)
+		   dereference_kernel_function_descriptor(__kretprobe_trampoline));
+#else
+	/*
+	 * The arch records and hooks in one call, so the instance goes on
+	 * the list first, matching no slot (find_real_return()) until the
+	 * arch has written ->fp.
+	 */
+	WRITE_ONCE(ri->fp, NULL);
+	barrier();
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	barrier();
+	arch_prepare_kretprobe(ri, regs);
+#endif
+}
+
 /* The kprobe pre_handler at the function's entry. */
 static int __kprobes kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
@@ -92,14 +126,13 @@ static int __kprobes kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 		rp->nmissed++;
 		return 0;
 	}
-	ri->rp = rp;
+	/* ri->rp was set when the pool was made (init_instance()). */
 	ri->task = current;
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
 		objpool_push(ri, &rp->rph->pool);
 		return 0;
 	}
-	arch_prepare_kretprobe(ri, regs);
-	__llist_add(&ri->llist, &current->kretprobe_instances);
+	hook_return(ri, regs);
 	return 0;
 }
 
@@ -161,8 +194,9 @@ static __always_inline void return_handlers_end(void)
 
 /*
  * The kretprobe whose return handler @ri gets, or NULL if its probe is
- * gone or disabled or has none.  ri->rp needs no update: the entry set it,
- * and rph->rp is that probe until it turns NULL.  Preemption off.
+ * gone or disabled or has none.  ri->rp needs no update: every instance
+ * of the pool has it from the start (init_instance()), and rph->rp is
+ * that probe until it turns NULL.  Preemption off.
  */
 static __always_inline struct kretprobe *
 handler_to_run(struct kretprobe_instance *ri)
@@ -333,11 +367,14 @@ void kprobe_flush_task(struct task_struct *tk)
 
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
+/* A pool serves one registration of one kretprobe: @context is its holder. */
 static int init_instance(void *obj, void *context)
 {
 	struct kretprobe_instance *ri = obj;
+	struct kretprobe_holder *rph = context;
 
-	ri->rph = context;
+	ri->rph = rph;
+	ri->rp = rph->rp;
 	return 0;
 }
 
@@ -377,6 +414,7 @@ static int prepare_kretprobe(struct kretprobe *rp)
 		return -ENOMEM;
 	if (!rp->maxactive)
 		rp->maxactive = default_maxactive();
+	rph->rp = rp;		/* for init_instance() */
 	ret = objpool_init(&rph->pool, rp->maxactive,
 			   sizeof(struct kretprobe_instance) + rp->data_size,
 			   GFP_KERNEL | __GFP_NOWARN, rph, init_instance,
@@ -385,7 +423,6 @@ static int prepare_kretprobe(struct kretprobe *rp)
 		kfree(rph);
 		return ret;
 	}
-	rph->rp = rp;
 	rp->rph = rph;
 	rp->nmissed = 0;
 	rp->kp.pre_handler = kretprobe_entry;

@@ -173,5 +173,17 @@ __visible void kprobe_detour_callback(struct kprobe_site *site,
 __visible void kprobe_post_callback(struct kprobe_site *site,
 				    struct pt_regs *regs);
 
+/*
+ * Return probes: at a function's entry (both widths) the return address
+ * is on top of the stack.  The core records and replaces it there itself,
+ * inline, in place of an out-of-line arch_prepare_kretprobe(): this runs
+ * at every call of a function with a return probe.
+ */
+static __always_inline unsigned long *arch_kretprobe_slot(struct pt_regs *regs)
+{
+	return (unsigned long *)regs->sp;
+}
+#define arch_kretprobe_slot arch_kretprobe_slot
+
 #endif /* CONFIG_KPROBES */
 #endif /* _ASM_X86_KPROBES_H */

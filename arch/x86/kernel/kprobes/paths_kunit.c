@@ -10,6 +10,7 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <asm/insn.h>
@@ -311,6 +312,87 @@ static void kretprobe_gives_back_flags(struct kunit *test)
 	unregister_kretprobe(&rp);
 }
 
+#ifdef CONFIG_HAVE_HW_BREAKPOINT
+/*
+ * An NMI's unwinder may read the stack at any instruction of a kretprobe's
+ * entry.  A data breakpoint on kxp_mix()'s return slot stops the CPU right
+ * after each write to it: whenever the slot holds the trampoline, the
+ * task's instances must already say what it stands for.
+ */
+static struct {
+	unsigned long *slot;	/* kxp_mix()'s return slot, seen at its entry */
+	unsigned long real;	/* the return address it held there */
+	int hooked;		/* stops that found the trampoline in the slot */
+	int explained;		/* ... and the instance that stands for it */
+} watch;
+
+static int note_slot(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	watch.slot = (unsigned long *)regs->sp;
+	watch.real = *watch.slot;
+	return 0;
+}
+
+static void slot_written(struct perf_event *bp, struct perf_sample_data *data,
+			 struct pt_regs *regs)
+{
+	struct llist_node *cur = NULL;
+
+	if (!is_kretprobe_trampoline(READ_ONCE(*watch.slot)))
+		return;
+	watch.hooked++;
+	if (kretprobe_find_ret_addr(current, watch.slot, &cur) == watch.real)
+		watch.explained++;
+}
+
+/* The same call from the same frame each time: the same return slot. */
+static noinline long kxp_call_mix(void)
+{
+	return kxp_mix_fn(5, 9);
+}
+
+static void trampoline_in_slot_is_explained(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kxp_mix,
+		.entry_handler = note_slot,
+		.handler = on_return,
+	};
+	struct perf_event_attr attr;
+	struct perf_event *bp;
+
+	memset(&watch, 0, sizeof(watch));
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kxp_call_mix(), mix_5_9);
+	KUNIT_ASSERT_NOT_NULL(test, watch.slot);
+
+	hw_breakpoint_init(&attr);
+	attr.bp_addr = (unsigned long)watch.slot;
+	attr.bp_len = sizeof(long) == 8 ? HW_BREAKPOINT_LEN_8 : HW_BREAKPOINT_LEN_4;
+	attr.bp_type = HW_BREAKPOINT_W;
+	bp = register_user_hw_breakpoint(&attr, slot_written, NULL, current);
+	if (IS_ERR(bp)) {
+		unregister_kretprobe(&rp);
+		kunit_skip(test, "no data breakpoint: %ld", PTR_ERR(bp));
+	}
+	KUNIT_EXPECT_EQ(test, kxp_call_mix(), mix_5_9);
+	kprobe_optimizer_flush();
+	KUNIT_EXPECT_EQ(test, kxp_call_mix(), mix_5_9);
+	unregister_hw_breakpoint(bp);
+	unregister_kretprobe(&rp);
+
+	KUNIT_EXPECT_EQ(test, seen.ret, 3);
+	/* At least the entry's write, on each of the two calls. */
+	KUNIT_EXPECT_GE(test, watch.hooked, 2);
+	KUNIT_EXPECT_EQ(test, watch.explained, watch.hooked);
+}
+#else
+static void trampoline_in_slot_is_explained(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_HAVE_HW_BREAKPOINT");
+}
+#endif
+
 static void kxp_five_entry(long a, long b, long c, long d, long e)
 {
 	seen.args[0] = a;
@@ -455,6 +537,7 @@ static struct kunit_case kxp_cases[] = {
 	KUNIT_CASE(kretprobe_sees_return_value),
 	KUNIT_CASE(kretprobe_replaces_return_value),
 	KUNIT_CASE(kretprobe_gives_back_flags),
+	KUNIT_CASE(trampoline_in_slot_is_explained),
 	KUNIT_CASE(jprobe_sees_stack_arguments),
 	KUNIT_CASE(indirect_call_through_memory),
 	KUNIT_CASE_SLOW(state_changes_under_calls),
