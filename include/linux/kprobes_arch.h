@@ -165,15 +165,18 @@ void kprobe_ftrace_ipmodify_handler(unsigned long ip, unsigned long parent_ip,
 /*
  * Return probes (CONFIG_KRETPROBES), hit context.  An arch whose return
  * address is in memory at a function's entry (x86) defines, in
- * <asm/kprobes.h>, an inline arch_kretprobe_slot(regs) that says where,
- * and the core keeps and replaces it; any other arch provides
+ * <asm/kprobes.h>, an inline arch_kretprobe_slot(regs) that says where;
+ * the core keeps and replaces it at the entry, and kretprobe_trampoline_
+ * handler() writes it back (its @frame_pointer is that slot), so the
+ * arch's trampoline only returns there.  Any other arch provides
  * arch_prepare_kretprobe(), which records the return address and its
  * frame in the instance and hooks the return (the instance is on the
- * task's list already, its ->fp NULL until the arch writes it).  The
- * arch's trampoline calls kretprobe_trampoline_handler()
- * and returns where it says; the trampoline's symbol is
- * __kretprobe_trampoline, which is_kretprobe_trampoline() compares with.
- * (declared with the kretprobe API in <linux/kprobes.h>)
+ * task's list already, its ->fp NULL until the arch writes it); its
+ * trampoline calls kretprobe_trampoline_handler() and returns where it
+ * says.  The trampoline's symbol is __kretprobe_trampoline, which
+ * is_kretprobe_trampoline() compares with.  (declared with the
+ * kretprobe API in <linux/kprobes.h>; x86 defines no
+ * arch_prepare_kretprobe())
  */
 
 #ifdef CONFIG_KPROBES_CLASSIC_ARCH

@@ -104,8 +104,12 @@ static __always_inline void hook_return(struct kretprobe_instance *ri,
 #else
 	/*
 	 * The arch records and hooks in one call, so the instance goes on
-	 * the list first, matching no slot (find_real_return()) until the
-	 * arch has written ->fp.
+	 * the list first.  Where an arch keeps the frame in ->fp, NULL
+	 * matches no frame until it has written ->fp; where it keeps NULL
+	 * there itself (parisc, sh, mips, sparc, arc, csky), an unwinder
+	 * reading the list in between may take this instance's stale return
+	 * address for the newest frame: those unwinders are as with
+	 * upstream's core, which hooks first and links after.
 	 */
 	WRITE_ONCE(ri->fp, NULL);
 	barrier();
@@ -220,6 +224,24 @@ static __always_inline void return_handler(struct kretprobe_instance *ri,
 }
 
 /*
+ * Where the core writes the return slot itself (arch_kretprobe_slot()),
+ * the real return address goes back into it before the handlers run.  Up
+ * to here the slot holds the trampoline again (kretprobe_trampoline.S
+ * pushed it) and the instance on the task's list explains it; from here
+ * on an unwinder reads the real address in the slot, and the instance may
+ * leave the list whenever the return is done with it.  Elsewhere the
+ * arch's trampoline puts it back.
+ */
+static __always_inline void restore_return_slot(void *frame_pointer,
+						unsigned long ret)
+{
+#ifdef arch_kretprobe_slot
+	WRITE_ONCE(*(unsigned long *)frame_pointer, ret);
+	barrier();
+#endif
+}
+
+/*
  * The general return: @last is the oldest instance kept for
  * @frame_pointer, and @first, the task's newest, may differ from it.
  */
@@ -231,6 +253,7 @@ return_through(struct kretprobe_instance *last, struct llist_node *first,
 	struct kretprobe_instance *ri;
 	struct llist_node *node;
 
+	restore_return_slot(frame_pointer, ret);
 	instruction_pointer_set(regs, ret);
 	preempt_disable();
 	return_handlers_begin(&kprobe_busy);
@@ -241,7 +264,10 @@ return_through(struct kretprobe_instance *last, struct llist_node *first,
 		if (ri == last)
 			break;
 	}
-	/* Only now leave the list: the unwinder reads it from the handlers. */
+	/*
+	 * Only now leave the list: the unwinder reads it from the handlers
+	 * (for the slot itself where the arch's trampoline restores it).
+	 */
 	current->kretprobe_instances.first = last->llist.next;
 	for (node = first; node; ) {
 		ri = container_of(node, struct kretprobe_instance, llist);
@@ -298,6 +324,7 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 		return return_searched(first, regs, frame_pointer);
 
 	ret = (unsigned long)ri->ret_addr;
+	restore_return_slot(frame_pointer, ret);
 	instruction_pointer_set(regs, ret);
 	preempt_disable();
 	rp = handler_to_run(ri);

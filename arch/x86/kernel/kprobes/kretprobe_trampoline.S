@@ -3,11 +3,12 @@
  * The return trampoline of kretprobes.
  *
  * A probed function's return lands here instead of in its caller (the
- * entry replaced the return address).  We put a return address back into
- * the slot it came from -- first our own address, which the unwinder knows
- * how to see through, then the real one -- build a struct pt_regs below it,
- * and let kretprobe_trampoline_handler() run the handlers and tell us the
- * real return address.  Reached by RET only, so no ENDBR.
+ * entry replaced the return address).  We put our own address back into
+ * the slot it came from, which the unwinder knows how to see through,
+ * build a struct pt_regs below it, and call kretprobe_trampoline_handler(),
+ * which writes the real return address into the slot (the core owns the
+ * slot on x86: arch_kretprobe_slot()) and runs the handlers; the RET at
+ * the end goes there.  Reached by RET only, so no ENDBR.
  */
 #include <linux/linkage.h>
 #include <linux/objtool.h>
@@ -42,9 +43,8 @@ SYM_CODE_START(__kretprobe_trampoline)
 	movq	%rax, 19*8(%rsp)
 	movq	%rsp, %rdi		/* regs */
 	leaq	21*8(%rsp), %rsi	/* the slot, as the entry recorded it */
+	/* It has put the real return address into the slot above pt_regs. */
 	call	kretprobe_trampoline_handler
-	/* The real return address goes into the slot above pt_regs. */
-	movq	%rax, 21*8(%rsp)
 
 	KPROBE_POP_GPRS
 	/*
@@ -79,8 +79,7 @@ SYM_CODE_START(__kretprobe_trampoline)
 	movl	%eax, 15*4(%esp)
 	movl	%esp, %eax		/* regs */
 	leal	18*4(%esp), %edx	/* the slot */
-	call	kretprobe_trampoline_handler
-	movl	%eax, 18*4(%esp)
+	call	kretprobe_trampoline_handler	/* the slot: as on x86-64 */
 
 	KPROBE_POP_GPRS			/* down to orig_ax; %ebp: regs->bp */
 	leal	3*4(%esp), %esp		/* orig_ax, ip, cs */

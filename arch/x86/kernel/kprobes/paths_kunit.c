@@ -315,9 +315,10 @@ static void kretprobe_gives_back_flags(struct kunit *test)
 #ifdef CONFIG_HAVE_HW_BREAKPOINT
 /*
  * An NMI's unwinder may read the stack at any instruction of a kretprobe's
- * entry.  A data breakpoint on kxp_mix()'s return slot stops the CPU right
- * after each write to it: whenever the slot holds the trampoline, the
- * task's instances must already say what it stands for.
+ * entry or return.  Data breakpoints on kxp_mix()'s return slot and on the
+ * head of the task's instances stop the CPU right after each write to
+ * either: whenever the slot holds the trampoline, the instances must say
+ * what it stands for.
  */
 static struct {
 	unsigned long *slot;	/* kxp_mix()'s return slot, seen at its entry */
@@ -333,8 +334,9 @@ static int note_slot(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-static void slot_written(struct perf_event *bp, struct perf_sample_data *data,
-			 struct pt_regs *regs)
+static void slot_or_list_written(struct perf_event *bp,
+				 struct perf_sample_data *data,
+				 struct pt_regs *regs)
 {
 	struct llist_node *cur = NULL;
 
@@ -351,6 +353,19 @@ static noinline long kxp_call_mix(void)
 	return kxp_mix_fn(5, 9);
 }
 
+/* A data breakpoint on the word at @addr, for this task. */
+static struct perf_event *watch_word(void *addr)
+{
+	struct perf_event_attr attr;
+
+	hw_breakpoint_init(&attr);
+	attr.bp_addr = (unsigned long)addr;
+	attr.bp_len = sizeof(long) == 8 ? HW_BREAKPOINT_LEN_8 : HW_BREAKPOINT_LEN_4;
+	attr.bp_type = HW_BREAKPOINT_W;
+	return register_user_hw_breakpoint(&attr, slot_or_list_written, NULL,
+					   current);
+}
+
 static void trampoline_in_slot_is_explained(struct kunit *test)
 {
 	struct kretprobe rp = {
@@ -358,32 +373,41 @@ static void trampoline_in_slot_is_explained(struct kunit *test)
 		.entry_handler = note_slot,
 		.handler = on_return,
 	};
-	struct perf_event_attr attr;
-	struct perf_event *bp;
+	struct perf_event *slot_bp, *list_bp;
 
 	memset(&watch, 0, sizeof(watch));
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	KUNIT_EXPECT_EQ(test, kxp_call_mix(), mix_5_9);
-	KUNIT_ASSERT_NOT_NULL(test, watch.slot);
-
-	hw_breakpoint_init(&attr);
-	attr.bp_addr = (unsigned long)watch.slot;
-	attr.bp_len = sizeof(long) == 8 ? HW_BREAKPOINT_LEN_8 : HW_BREAKPOINT_LEN_4;
-	attr.bp_type = HW_BREAKPOINT_W;
-	bp = register_user_hw_breakpoint(&attr, slot_written, NULL, current);
-	if (IS_ERR(bp)) {
+	if (!watch.slot) {
 		unregister_kretprobe(&rp);
-		kunit_skip(test, "no data breakpoint: %ld", PTR_ERR(bp));
+		KUNIT_FAIL(test, "the entry handler did not run");
+		return;
+	}
+
+	slot_bp = watch_word(watch.slot);
+	list_bp = watch_word(&current->kretprobe_instances.first);
+	if (IS_ERR(slot_bp) || IS_ERR(list_bp)) {
+		if (!IS_ERR(slot_bp))
+			unregister_hw_breakpoint(slot_bp);
+		if (!IS_ERR(list_bp))
+			unregister_hw_breakpoint(list_bp);
+		unregister_kretprobe(&rp);
+		kunit_skip(test, "no data breakpoints: %d %d",
+			   PTR_ERR_OR_ZERO(slot_bp), PTR_ERR_OR_ZERO(list_bp));
 	}
 	KUNIT_EXPECT_EQ(test, kxp_call_mix(), mix_5_9);
 	kprobe_optimizer_flush();
 	KUNIT_EXPECT_EQ(test, kxp_call_mix(), mix_5_9);
-	unregister_hw_breakpoint(bp);
+	unregister_hw_breakpoint(list_bp);
+	unregister_hw_breakpoint(slot_bp);
 	unregister_kretprobe(&rp);
 
 	KUNIT_EXPECT_EQ(test, seen.ret, 3);
-	/* At least the entry's write, on each of the two calls. */
-	KUNIT_EXPECT_GE(test, watch.hooked, 2);
+	/*
+	 * Per call: the entry's write of the trampoline, and the
+	 * trampoline's push of its own address on the return.
+	 */
+	KUNIT_EXPECT_EQ(test, watch.hooked, 4);
 	KUNIT_EXPECT_EQ(test, watch.explained, watch.hooked);
 }
 #else
