@@ -9,7 +9,8 @@
  * (task->kretprobe_instances, newest first).  The trampoline hands the
  * return to kretprobe_trampoline_handler(), which finds the task's
  * instances for that stack slot, runs their handlers, recycles them, and
- * tells the trampoline where to go.
+ * tells the trampoline where to go (on an arch with arch_kretprobe_slot(),
+ * x86, by writing the real return address back into the slot).
  *
  * Only the task itself adds and removes its instances: the entry and the
  * return run on that task, and a nested hit from an interrupt or an NMI
@@ -302,7 +303,10 @@ return_searched(struct llist_node *first, struct pt_regs *regs,
  *
  * Runs the return handlers of every instance kept for @frame_pointer,
  * recycles them (and any older leftovers above them: calls that never came
- * back this way), and returns the real return address.
+ * back this way), and returns the real return address.  With
+ * arch_kretprobe_slot() (x86) it also writes that address into
+ * @frame_pointer, before the handlers (restore_return_slot()): the arch's
+ * trampoline returns through the slot and ignores the return value.
  *
  * The usual return has one instance, the task's newest: one return probe
  * on the function, and no leftovers.  It is return_through() with @first

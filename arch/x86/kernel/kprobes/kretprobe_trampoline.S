@@ -43,7 +43,12 @@ SYM_CODE_START(__kretprobe_trampoline)
 	movq	%rax, 19*8(%rsp)
 	movq	%rsp, %rdi		/* regs */
 	leaq	21*8(%rsp), %rsi	/* the slot, as the entry recorded it */
-	/* It has put the real return address into the slot above pt_regs. */
+	/*
+	 * It puts the real return address into the slot above pt_regs
+	 * (restore_return_slot(), kernel/kprobes/kretprobe.c, which counts
+	 * on arch_kretprobe_slot() in <asm/kprobes.h>); its return value is
+	 * not needed.
+	 */
 	call	kretprobe_trampoline_handler
 
 	KPROBE_POP_GPRS
@@ -79,7 +84,7 @@ SYM_CODE_START(__kretprobe_trampoline)
 	movl	%eax, 15*4(%esp)
 	movl	%esp, %eax		/* regs */
 	leal	18*4(%esp), %edx	/* the slot */
-	call	kretprobe_trampoline_handler	/* the slot: as on x86-64 */
+	call	kretprobe_trampoline_handler	/* writes the slot, as above */
 
 	KPROBE_POP_GPRS			/* down to orig_ax; %ebp: regs->bp */
 	leal	3*4(%esp), %esp		/* orig_ax, ip, cs */

@@ -405,9 +405,10 @@ static void trampoline_in_slot_is_explained(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen.ret, 3);
 	/*
 	 * Per call: the entry's write of the trampoline, and the
-	 * trampoline's push of its own address on the return.
+	 * trampoline's push of its own address on the return (more if an
+	 * interrupt's kretprobe reused the stack word meanwhile).
 	 */
-	KUNIT_EXPECT_EQ(test, watch.hooked, 4);
+	KUNIT_EXPECT_GE(test, watch.hooked, 4);
 	KUNIT_EXPECT_EQ(test, watch.explained, watch.hooked);
 }
 #else
