@@ -62,10 +62,15 @@ struct kprobe {
 	/*
 	 * Membership in the probe site's list of probes (RCU).  First, so
 	 * that the hot loops over a site's probes need no pointer arithmetic.
+	 * A bare probe (below) has no site: its ->list is on the core's own
+	 * queues, under kprobe_mutex.
 	 */
 	struct list_head list;
 
-	/* Unused by this implementation; kept for source compatibility. */
+	/*
+	 * Membership in the hash of bare probes (kernel/kprobes/ftrace.c):
+	 * an ftrace location's only probe, kept without a site (RCU).
+	 */
 	struct hlist_node hlist;
 
 	/* Hits that found the CPU already inside Kprobes: handlers skipped. */
@@ -106,6 +111,15 @@ struct kprobe {
 #define KPROBE_FLAG_FTRACE		8	/* reached through ftrace */
 #define KPROBE_FLAG_ON_FUNC_ENTRY	16	/* at a function's entry */
 #define KPROBE_FLAG_JPROBE		32	/* a jprobe's kprobe (ours) */
+/*
+ * Ours too: a probe kept without a site, at an ftrace location
+ * (kernel/kprobes/ftrace.c, "Bare probes"), and its two states there.
+ */
+#define KPROBE_FLAG_BARE		64	/* registered without a site */
+#define KPROBE_FLAG_BARE_ARMED		128	/* wants its address in the filter */
+#define KPROBE_FLAG_BARE_IN		256	/* its address is in the filter */
+#define KPROBE_BARE_BITS	(KPROBE_FLAG_BARE | KPROBE_FLAG_BARE_ARMED | \
+				 KPROBE_FLAG_BARE_IN)
 
 static inline bool kprobe_gone(struct kprobe *p)
 {

@@ -58,6 +58,55 @@ kprobe_site_find(kprobe_opcode_t *addr)
 	return NULL;
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * The bare probe at @addr, or NULL: an ftrace location's only probe when
+ * it has a pre_handler and nothing else, kept in a hash of its own
+ * (kernel/kprobes/ftrace.c) instead of a site.  RCU, as the sites' hash.
+ */
+extern struct hlist_head kprobe_bare_hash[1 << KPROBE_SITE_HASH_BITS];
+
+static __always_inline struct kprobe *kprobe_bare_find(kprobe_opcode_t *addr)
+{
+	struct hlist_head *bucket =
+		&kprobe_bare_hash[hash_long((unsigned long)addr,
+					    KPROBE_SITE_HASH_BITS)];
+	struct kprobe *p;
+
+	hlist_for_each_entry_rcu_notrace(p, bucket, hlist) {
+		if (p->addr == addr)
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * Neither a site nor a bare probe at @addr: a site may just have taken
+ * over the bare probe there, after the lookup of the site and before
+ * that of the bare probe.  The site went into its hash before the bare
+ * probe left its own, with an smp_wmb() between (site_from_bare(),
+ * register.c); the smp_rmb() here pairs with it, so the site is found
+ * now.  Return: it, or NULL.
+ */
+static __always_inline struct kprobe_site *
+kprobe_bare_gone_to_site(kprobe_opcode_t *addr)
+{
+	smp_rmb();	/* pairs with site_from_bare()'s smp_wmb() */
+	return kprobe_site_find(addr);
+}
+#else
+static __always_inline struct kprobe *kprobe_bare_find(kprobe_opcode_t *addr)
+{
+	return NULL;
+}
+
+static __always_inline struct kprobe_site *
+kprobe_bare_gone_to_site(kprobe_opcode_t *addr)
+{
+	return NULL;
+}
+#endif
+
 /*
  * Run the site's pre_handlers with current_kprobe naming each; true when
  * one changed the instruction pointer (the probed instruction is then not

@@ -61,7 +61,8 @@ int kprobe_commit_text(void)
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (!list_empty(&pending_sites) || kprobe_unoptimize_pending())
+	if (!list_empty(&pending_sites) || kprobe_bare_pending() ||
+	    kprobe_unoptimize_pending())
 		text_unsynced = true;
 	/* Jumps first: a byte queued below may lie under one. */
 	kprobe_commit_unoptimize();

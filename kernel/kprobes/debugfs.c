@@ -54,8 +54,21 @@ static void show_probe(struct seq_file *m, struct kprobe_site *site,
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(p) ? " [GONE]" : "",
 		   p->flags & KPROBE_FLAG_DISABLED ? " [DISABLED]" : "",
-		   site->opt != KPROBE_OPT_NONE ? " [OPTIMIZED]" : "",
+		   site && site->opt != KPROBE_OPT_NONE ? " [OPTIMIZED]" : "",
 		   kprobe_ftrace(p) ? " [FTRACE]" : "");
+}
+
+/* A bare probe (ftrace.c) has no site, and is never optimized. */
+struct bare_show {
+	struct seq_file	*m;
+	bool		show_addr;
+};
+
+static void show_bare(struct kprobe *p, void *arg)
+{
+	struct bare_show *b = arg;
+
+	show_probe(b->m, NULL, p, b->show_addr);
 }
 
 static int list_show(struct seq_file *m, void *unused)
@@ -68,6 +81,7 @@ static int list_show(struct seq_file *m, void *unused)
 	list_for_each_entry(site, &kprobe_sites, all)
 		list_for_each_entry(p, &site->probes, list)
 			show_probe(m, site, p, show_addr);
+	kprobe_bare_for_each(show_bare, &(struct bare_show){ m, show_addr });
 	mutex_unlock(&kprobe_mutex);
 	return 0;
 }

@@ -22,6 +22,7 @@
  * function of the kernel.
  */
 #include <linux/ftrace.h>
+#include <linux/hashtable.h>
 #include <linux/kprobes.h>
 #include <linux/slab.h>
 
@@ -224,6 +225,342 @@ static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
 }
 
 /*
+ * Bare probes.
+ *
+ * Most probes at ftrace locations are alone there and have a pre_handler
+ * and nothing else: a kprobe event's, a BPF program's, a kretprobe's.
+ * Such a probe needs nothing a site keeps: no copy of an instruction, no
+ * list to walk, no move to the IPMODIFY ops.  So it goes without one.
+ * It is hashed by its own ->hlist (kprobe_bare_hash, which the plain ops'
+ * handler reads when no site is at the address, ftrace_handler.c), and
+ * its two states are bits of its ->flags:
+ *
+ *   KPROBE_FLAG_BARE_ARMED  it wants its address in the plain filter
+ *                           (kprobes armed, the probe enabled and not gone)
+ *   KPROBE_FLAG_BARE_IN     its address is in that filter
+ *
+ * Its ->list is on bare_pending while the two differ (until the next
+ * commit, which every API call makes before it drops kprobe_mutex), and
+ * on bare_gone once its text has gone; otherwise it is empty.  Its
+ * registration allocates nothing of ours: ftrace's filter entry is all
+ * it costs, as upstream's probes at ftrace locations.
+ *
+ * A bare probe gets a site when its address gets a second probe, of any
+ * kind: kprobe_bare_hand_over() (register.c builds the site around it,
+ * then publishes it).  The address stays in the filter throughout.  A
+ * probe that got a site keeps it; it is never bare again.
+ *
+ * Everything here runs under kprobe_mutex; the hit path and get_kprobe()
+ * read the hash under RCU (preemption off), and a removal waits for them
+ * with the grace period of finish_removal() (register.c).
+ */
+DEFINE_HASHTABLE(kprobe_bare_hash, KPROBE_SITE_HASH_BITS);
+static LIST_HEAD(bare_pending);
+static LIST_HEAD(bare_gone);
+
+#define BARE_STATE	(KPROBE_FLAG_BARE_ARMED | KPROBE_FLAG_BARE_IN)
+
+/* Does @p want its address in the filter and is it not there, or back? */
+static bool bare_joins(struct kprobe *p)
+{
+	return (p->flags & BARE_STATE) == KPROBE_FLAG_BARE_ARMED;
+}
+
+static bool bare_leaves(struct kprobe *p)
+{
+	return (p->flags & BARE_STATE) == KPROBE_FLAG_BARE_IN;
+}
+
+/**
+ * kprobe_bare_fits() - may a probe go bare at an address
+ * @p: a probe being registered
+ * @addr: its resolved address, where there is neither site nor bare probe
+ *
+ * Return: true when @addr is an ftrace location and @p has a pre_handler
+ * and nothing else (no post_handler, no fault_handler, not a jprobe).
+ */
+bool kprobe_bare_fits(struct kprobe *p, kprobe_opcode_t *addr)
+{
+	return kprobe_ftrace_place(addr) == 1 && p->pre_handler &&
+	       p->pre_handler != jprobe_setjmp && !p->post_handler &&
+	       !p->fault_handler;
+}
+
+/* Must the next commit change the filter for a bare probe? kprobe_mutex. */
+bool kprobe_bare_pending(void)
+{
+	return !list_empty(&bare_pending);
+}
+
+/* The hashed bare probe at @addr, or NULL.  Context: kprobe_mutex held. */
+struct kprobe *kprobe_bare_at(kprobe_opcode_t *addr)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	return kprobe_bare_find(addr);
+}
+
+/**
+ * kprobe_bare_registered() - is @p a registered bare probe
+ * @p: any probe
+ *
+ * The flags alone do not tell: a probe keeps them after its removal.
+ * Context: kprobe_mutex held.
+ */
+bool kprobe_bare_registered(struct kprobe *p)
+{
+	struct kprobe *q;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!(p->flags & KPROBE_FLAG_BARE) || !p->addr)
+		return false;
+	if (!kprobe_gone(p))
+		return kprobe_bare_find(p->addr) == p;
+	list_for_each_entry(q, &bare_gone, list)
+		if (q == p)
+			return true;
+	return false;
+}
+
+/**
+ * kprobe_bare_leaving() - was @p removed by this call, its filter entry
+ *	still to go
+ * @p: a probe that kprobe_bare_registered() denies
+ *
+ * Context: kprobe_mutex held, between kprobe_bare_remove() and the commit.
+ */
+bool kprobe_bare_leaving(struct kprobe *p)
+{
+	struct kprobe *q;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!(p->flags & KPROBE_FLAG_BARE))
+		return false;
+	list_for_each_entry(q, &bare_pending, list)
+		if (q == p)
+			return true;
+	return false;
+}
+
+/**
+ * kprobe_bare_update_arming() - match @p's wish to its state and kprobes'
+ * @p: a registered bare probe
+ *
+ * Queues @p when its address must enter or leave the filter; the caller
+ * commits.  Context: kprobe_mutex held.
+ */
+void kprobe_bare_update_arming(struct kprobe *p)
+{
+	bool armed = kprobes_armed() && !kprobe_disabled(p);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_gone(p))
+		return;		/* on bare_gone, out of the filter for good */
+	if (armed)
+		p->flags |= KPROBE_FLAG_BARE_ARMED;
+	else
+		p->flags &= ~KPROBE_FLAG_BARE_ARMED;
+	if ((bare_joins(p) || bare_leaves(p)) && list_empty(&p->list))
+		list_add_tail(&p->list, &bare_pending);
+}
+
+/**
+ * kprobe_bare_add() - register @p bare
+ * @p: a probe for which kprobe_bare_fits(), its ->addr, ->flags and the
+ *	rest filled in by the caller
+ *
+ * Published at once; armed at the caller's commit.  Context: kprobe_mutex
+ * held.
+ */
+void kprobe_bare_add(struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	p->flags |= KPROBE_FLAG_FTRACE | KPROBE_FLAG_BARE;
+	p->opcode = *p->addr;
+	INIT_LIST_HEAD(&p->list);
+	/* The release of the hash's publication orders the fields above. */
+	hash_add_rcu(kprobe_bare_hash, &p->hlist, (unsigned long)p->addr);
+	kprobe_bare_update_arming(p);
+}
+
+/**
+ * kprobe_bare_remove() - first half of a bare probe's removal
+ * @p: a registered bare probe
+ *
+ * Out of the hash now, out of the filter at the caller's commit; the
+ * caller's grace period waits out the hits that found it.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_bare_remove(struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_gone(p)) {
+		list_del_init(&p->list);	/* off bare_gone; unhashed already */
+		return;
+	}
+	hash_del_rcu(&p->hlist);
+	p->flags &= ~KPROBE_FLAG_BARE_ARMED;
+	if (bare_leaves(p)) {
+		if (list_empty(&p->list))
+			list_add_tail(&p->list, &bare_pending);
+	} else {
+		list_del_init(&p->list);
+	}
+}
+
+/**
+ * kprobe_bare_hand_over() - a site takes over bare probe @p
+ * @p: a registered bare probe, still hashed
+ * @site: a new ftrace site at its address, not yet published
+ *
+ * The site starts where @p stands: in the plain filter if @p's address
+ * is, with @p's wish, and queued if the two differ.  @p is no longer
+ * bare; the caller links it to @site, publishes @site, then unhashes @p
+ * with kprobe_bare_unhash().  Context: kprobe_mutex held.
+ */
+void kprobe_bare_hand_over(struct kprobe *p, struct kprobe_site *site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	site->armed = !!(p->flags & KPROBE_FLAG_BARE_ARMED);
+	site->ftrace_in = p->flags & KPROBE_FLAG_BARE_IN ?
+			  KPROBE_FTRACE_IN_PLAIN : 0;
+	if (bare_joins(p) || bare_leaves(p))
+		kprobe_site_queue(site);
+	list_del_init(&p->list);
+	p->flags &= ~KPROBE_BARE_BITS;
+}
+
+/* Take @p out of the bare hash (kprobe_bare_hand_over()). */
+void kprobe_bare_unhash(struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	hash_del_rcu(&p->hlist);
+}
+
+/*
+ * The text of bare probe @p goes away: its address leaves the filter now
+ * (as kprobe_ftrace_site_gone()'s), and it waits on bare_gone for its
+ * unregistration.
+ */
+static void bare_gone_now(struct kprobe *p)
+{
+	unsigned long ip = (unsigned long)p->addr;
+
+	if (p->flags & KPROBE_FLAG_BARE_IN)
+		filter_remove(&ftrace_users[0], &ip, 1);
+	p->flags &= ~BARE_STATE;
+	p->flags |= KPROBE_FLAG_GONE;
+	hash_del_rcu(&p->hlist);
+	list_move_tail(&p->list, &bare_gone);
+}
+
+/**
+ * kprobe_bare_text_gone() - bare probes whose text goes away
+ * @gone: tells whether an address is in the text that goes
+ * @arg: for @gone
+ *
+ * Context: kprobe_mutex held.
+ */
+void kprobe_bare_text_gone(bool (*gone)(unsigned long addr, void *arg),
+			   void *arg)
+{
+	struct hlist_node *tmp;
+	struct kprobe *p;
+	int bkt;
+
+	lockdep_assert_held(&kprobe_mutex);
+	hash_for_each_safe(kprobe_bare_hash, bkt, tmp, p, hlist)
+		if (gone((unsigned long)p->addr, arg))
+			bare_gone_now(p);
+}
+
+/**
+ * kprobe_bare_for_each() - call @fn for every registered bare probe
+ * @fn: the function; it may change the probe's arming, nothing else
+ * @arg: for @fn
+ *
+ * Context: kprobe_mutex held.
+ */
+void kprobe_bare_for_each(void (*fn)(struct kprobe *p, void *arg), void *arg)
+{
+	struct kprobe *p;
+	int bkt;
+
+	lockdep_assert_held(&kprobe_mutex);
+	hash_for_each(kprobe_bare_hash, bkt, p, hlist)
+		fn(p, arg);
+	list_for_each_entry(p, &bare_gone, list)
+		fn(p, arg);
+}
+
+/*
+ * Add the queued bare probes that want in to the plain filter: all in one
+ * call when @cap allows, else (or when that call fails) one by one, so
+ * that a refused address keeps out only itself.  A probe ftrace refuses
+ * drops its wish, so that arming it again queues it again.
+ */
+static int bare_adds(unsigned long *ips, unsigned int cap)
+{
+	struct ftrace_user *kf = &ftrace_users[0];
+	unsigned int k = 0;
+	unsigned long ip;
+	struct kprobe *p;
+	int ret, err = 0;
+
+	list_for_each_entry(p, &bare_pending, list)
+		if (bare_joins(p) && k++ < cap)
+			ips[k - 1] = (unsigned long)p->addr;
+	if (!k)
+		return 0;
+	if (k <= cap) {
+		ret = filter_add(kf, ips, k);
+		if (!ret || k == 1) {
+			list_for_each_entry(p, &bare_pending, list) {
+				if (!bare_joins(p))
+					continue;
+				if (ret)
+					p->flags &= ~KPROBE_FLAG_BARE_ARMED;
+				else
+					p->flags |= KPROBE_FLAG_BARE_IN;
+			}
+			return ret;
+		}
+	}
+	list_for_each_entry(p, &bare_pending, list) {
+		if (!bare_joins(p))
+			continue;
+		ip = (unsigned long)p->addr;
+		ret = filter_add(kf, &ip, 1);
+		if (ret) {
+			p->flags &= ~KPROBE_FLAG_BARE_ARMED;
+			err = err ?: ret;
+		} else {
+			p->flags |= KPROBE_FLAG_BARE_IN;
+		}
+	}
+	return err;
+}
+
+/* Remove from the plain filter the queued bare probes that leave it. */
+static void bare_removes(unsigned long *ips, unsigned int cap)
+{
+	unsigned int k = 0;
+	struct kprobe *p;
+
+	list_for_each_entry(p, &bare_pending, list) {
+		if (!bare_leaves(p))
+			continue;
+		p->flags &= ~KPROBE_FLAG_BARE_IN;
+		ips[k++] = (unsigned long)p->addr;
+		if (k == cap) {
+			filter_remove(&ftrace_users[0], ips, k);
+			k = 0;
+		}
+	}
+	if (k)
+		filter_remove(&ftrace_users[0], ips, k);
+}
+
+/*
  * Bring the two filters up to date with the wishes of @sites (->armed,
  * ->ftrace_ipmodify): additions first, so that an ops is not unregistered
  * and registered again within one commit.  A site moving from one ops to
@@ -250,10 +587,14 @@ static int ftrace_apply(struct list_head *sites, unsigned int n)
 		if (ret && !err)
 			err = ret;
 	}
+	ret = bare_adds(ips, cap);
+	if (ret && !err)
+		err = ret;
 	if (moving)
 		synchronize_rcu();
 	for (i = 0; i < ARRAY_SIZE(ftrace_users); i++)
 		apply_removes(sites, &ftrace_users[i], ips, cap);
+	bare_removes(ips, cap);
 	if (ips != &one)
 		kfree(ips);
 	return err;
@@ -263,19 +604,24 @@ static int ftrace_apply(struct list_head *sites, unsigned int n)
  * kprobe_ftrace_commit() - bring the filters up to date with queued sites
  * @pending: the queue of arming.c; its ftrace sites are taken off it
  *
+ * The queued bare probes (below) go with them.
+ *
  * Context: kprobe_mutex held.
  * Return: 0, or the error of ftrace when sites could not be armed: a site
  * that is in no filter then drops its wish (->armed), so that arming it
- * again queues it again; the caller undoes what asked for it.
+ * again queues it again (a bare probe likewise drops KPROBE_FLAG_BARE_ARMED);
+ * the caller undoes what asked for it.
  */
 int kprobe_ftrace_commit(struct list_head *pending)
 {
 	struct kprobe_site *site, *tmp;
+	struct kprobe *p, *next;
 	LIST_HEAD(sites);
-	unsigned int n = 0;
+	unsigned int n;
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
+	n = list_count_nodes(&bare_pending);
 	list_for_each_entry_safe(site, tmp, pending, poke) {
 		if (site->ftrace) {
 			list_move_tail(&site->poke, &sites);
@@ -287,6 +633,8 @@ int kprobe_ftrace_commit(struct list_head *pending)
 	ret = ftrace_apply(&sites, n);
 	list_for_each_entry_safe(site, tmp, &sites, poke)
 		list_del_init(&site->poke);
+	list_for_each_entry_safe(p, next, &bare_pending, list)
+		list_del_init(&p->list);
 	return ret;
 }
 

@@ -99,10 +99,84 @@ int kprobe_ftrace_place(kprobe_opcode_t *addr);
 int kprobe_ftrace_commit(struct list_head *pending);
 void kprobe_ftrace_site_update(struct kprobe_site *site, bool jprobe);
 void kprobe_ftrace_site_gone(struct kprobe_site *site);
+
+/* Bare probes: an ftrace location's lone probe, without a site (ftrace.c). */
+bool kprobe_bare_fits(struct kprobe *p, kprobe_opcode_t *addr);
+bool kprobe_bare_pending(void);
+struct kprobe *kprobe_bare_at(kprobe_opcode_t *addr);
+bool kprobe_bare_registered(struct kprobe *p);
+bool kprobe_bare_leaving(struct kprobe *p);
+void kprobe_bare_add(struct kprobe *p);
+void kprobe_bare_update_arming(struct kprobe *p);
+void kprobe_bare_remove(struct kprobe *p);
+void kprobe_bare_hand_over(struct kprobe *p, struct kprobe_site *site);
+void kprobe_bare_unhash(struct kprobe *p);
+void kprobe_bare_text_gone(bool (*gone)(unsigned long addr, void *arg),
+			   void *arg);
+void kprobe_bare_for_each(void (*fn)(struct kprobe *p, void *arg), void *arg);
 #else
 static inline int kprobe_ftrace_commit(struct list_head *pending)
 {
 	return 0;
+}
+
+static inline bool kprobe_bare_fits(struct kprobe *p, kprobe_opcode_t *addr)
+{
+	return false;
+}
+
+static inline bool kprobe_bare_pending(void)
+{
+	return false;
+}
+
+static inline struct kprobe *kprobe_bare_at(kprobe_opcode_t *addr)
+{
+	return NULL;
+}
+
+static inline bool kprobe_bare_registered(struct kprobe *p)
+{
+	return false;
+}
+
+static inline bool kprobe_bare_leaving(struct kprobe *p)
+{
+	return false;
+}
+
+/* Never called: no probe is bare without CONFIG_KPROBES_ON_FTRACE. */
+static inline void kprobe_bare_add(struct kprobe *p)
+{
+}
+
+static inline void kprobe_bare_update_arming(struct kprobe *p)
+{
+}
+
+static inline void kprobe_bare_remove(struct kprobe *p)
+{
+}
+
+static inline void kprobe_bare_hand_over(struct kprobe *p,
+					 struct kprobe_site *site)
+{
+}
+
+static inline void kprobe_bare_unhash(struct kprobe *p)
+{
+}
+
+static inline void kprobe_bare_text_gone(bool (*gone)(unsigned long addr,
+						      void *arg),
+					 void *arg)
+{
+}
+
+static inline void kprobe_bare_for_each(void (*fn)(struct kprobe *p,
+						   void *arg),
+					void *arg)
+{
 }
 
 static inline void kprobe_ftrace_site_update(struct kprobe_site *site,

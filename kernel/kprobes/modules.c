@@ -108,6 +108,16 @@ static void restore_init_text(struct module *mod)
 		kprobe_sync_text();
 }
 
+static bool in_module(unsigned long addr, void *mod)
+{
+	return within_module(addr, mod);
+}
+
+static bool in_module_init(unsigned long addr, void *mod)
+{
+	return within_module_init(addr, mod);
+}
+
 static int kprobes_module_callback(struct notifier_block *nb,
 				   unsigned long val, void *data)
 {
@@ -144,6 +154,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 			    within_module_init(addr, mod))
 			kprobe_site_gone(site);
 	}
+	kprobe_bare_text_gone(going ? in_module : in_module_init, mod);
 	arch_kprobe_text_gone();
 	mutex_unlock(&kprobe_mutex);
 	return NOTIFY_DONE;

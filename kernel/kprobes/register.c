@@ -93,9 +93,8 @@ static int check_place(kprobe_opcode_t *addr, struct module **modp)
 	return 0;
 }
 
-/* A site for @p, the first probe at @addr. */
-static struct kprobe_site *site_create(kprobe_opcode_t *addr,
-				       struct kprobe *p)
+/* A site for @p, the first probe at @addr; not yet in the hash. */
+static struct kprobe_site *site_alloc(kprobe_opcode_t *addr, struct kprobe *p)
 {
 	struct kprobe_site *site;
 	int ftrace, ret;
@@ -126,7 +125,17 @@ static struct kprobe_site *site_create(kprobe_opcode_t *addr,
 		kfree(site);
 		return ERR_PTR(ret);
 	}
-	kprobe_site_insert(site);
+	return site;
+}
+
+/* A site for @p, the first probe at @addr, published. */
+static struct kprobe_site *site_create(kprobe_opcode_t *addr,
+				       struct kprobe *p)
+{
+	struct kprobe_site *site = site_alloc(addr, p);
+
+	if (!IS_ERR(site))
+		kprobe_site_insert(site);
 	return site;
 }
 
@@ -211,8 +220,59 @@ static void site_update_arming(struct kprobe_site *site)
 	kprobe_site_update_opt(site);
 }
 
+/*
+ * Another probe comes to the address of bare probe @bare (ftrace.c): it
+ * becomes the first probe of a new site, built in full, ->single and
+ * all, before the hash shows it.  From then on the ftrace handler, which
+ * looks for a site first, finds the site; until then it finds @bare.
+ * Each hit runs @bare's handler once either way.  The address stays in
+ * the filter.  No neighbour's region can hold an ftrace location
+ * (optimize.c refuses ftrace's text), so unlike site_create()'s callers
+ * this one has no kprobe_opt_neighbours_changed() to call.  A batch that
+ * fails later leaves @bare on its site, which behaves the same.
+ */
+static struct kprobe_site *site_from_bare(struct kprobe *bare)
+{
+	struct kprobe_site *site = site_alloc(bare->addr, bare);
+
+	if (IS_ERR(site))
+		return site;
+	kprobe_bare_hand_over(bare, site);
+	list_add_tail_rcu(&bare->list, &site->probes);
+	site_update_arming(site);
+	/* Publishes with a release: the site is whole when a hit finds it. */
+	kprobe_site_insert(site);
+	/*
+	 * A hit that looked for the site before it was there, and for @bare
+	 * after it left, looks for the site again and finds it; this orders
+	 * the two for that second look (kprobe_bare_gone_to_site()).
+	 */
+	smp_wmb();
+	kprobe_bare_unhash(bare);
+	return site;
+}
+
+/* Is @p registered, with a site or bare? */
+static bool registered(struct kprobe *p)
+{
+	return kprobe_site_of(p) || kprobe_bare_registered(p);
+}
+
 static void site_unpark(struct kprobe_site *site, struct list_head *dead);
 static int finish_removal(struct kprobe **kps, int num, struct list_head *dead);
+
+/* What registration sets in @p wherever it goes. */
+static void probe_init(struct kprobe *p, kprobe_opcode_t *addr,
+		       bool on_func_entry)
+{
+	p->addr = addr;
+	p->flags &= KPROBE_FLAG_DISABLED;
+	if (on_func_entry)
+		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	if (p->pre_handler == jprobe_setjmp)
+		p->flags |= KPROBE_FLAG_JPROBE;	/* for the detour's one test */
+	p->nmissed = 0;
+}
 
 static int __register_kprobe(struct kprobe *p)
 {
@@ -228,7 +288,7 @@ static int __register_kprobe(struct kprobe *p)
 	 * would add ->offset a second time and find some other site (or a
 	 * GONE probe's reloaded module) and link ->list twice.
 	 */
-	if (kprobe_site_of(p))
+	if (registered(p))
 		return -EINVAL;
 	ret = kprobe_resolve_addr(p, &addr, &on_func_entry);
 	if (ret)
@@ -255,12 +315,24 @@ static int __register_kprobe(struct kprobe *p)
 	}
 	if (site && p->pre_handler == jprobe_setjmp && site_has_jprobe(site))
 		return -EBUSY;		/* one jprobe per function */
+	if (!site && kprobe_bare_at(addr)) {
+		site = site_from_bare(kprobe_bare_at(addr));
+		if (IS_ERR(site))
+			return PTR_ERR(site);
+	}
 	if (!site) {
 		struct module *mod;
 
 		ret = check_place(addr, &mod);
 		if (ret)
 			return ret;
+		if (kprobe_bare_fits(p, addr)) {
+			/* Its address is in the filter while the module stays. */
+			module_put(mod);
+			probe_init(p, addr, on_func_entry);
+			kprobe_bare_add(p);
+			return 0;
+		}
 		/* The module cannot go while its reference is held. */
 		site = site_create(addr, p);
 		module_put(mod);
@@ -270,15 +342,9 @@ static int __register_kprobe(struct kprobe *p)
 		kprobe_opt_neighbours_changed(addr);
 	}
 
-	p->addr = addr;
-	p->flags &= KPROBE_FLAG_DISABLED;
-	if (on_func_entry)
-		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
-	if (p->pre_handler == jprobe_setjmp)
-		p->flags |= KPROBE_FLAG_JPROBE;	/* for the detour's one test */
+	probe_init(p, addr, on_func_entry);
 	if (site->ftrace)
 		p->flags |= KPROBE_FLAG_FTRACE;
-	p->nmissed = 0;
 	p->opcode = site->opcode;
 	list_add_tail_rcu(&p->list, &site->probes);
 	site_update_arming(site);
@@ -408,6 +474,10 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
 {
 	struct kprobe_site *site = kprobe_site_of(p);
 
+	if (!site && kprobe_bare_registered(p)) {
+		kprobe_bare_remove(p);
+		return true;
+	}
 	if (!site)
 		return false;
 	list_del_rcu(&p->list);
@@ -562,9 +632,15 @@ int kprobe_register_batch(struct kprobe **kps, int num, bool *published)
 		if (i)
 			finish_removal(kps, i, &dead);
 		*published = i;
+		/*
+		 * The bare bits stay as the batch left them: the entry that
+		 * failed may be a bare probe registered before the batch,
+		 * which an earlier entry gave a site (ftrace.c).
+		 */
 		for (j = 0; j <= i && j < num; j++) {
 			kps[j]->addr = old[j].addr;
-			kps[j]->flags = old[j].flags;
+			kps[j]->flags = (old[j].flags & ~KPROBE_BARE_BITS) |
+					(kps[j]->flags & KPROBE_BARE_BITS);
 		}
 	}
 	mutex_unlock(&kprobe_mutex);
@@ -593,7 +669,7 @@ bool kprobe_is_registered(struct kprobe *p)
 	bool ret;
 
 	mutex_lock(&kprobe_mutex);
-	ret = kprobe_site_of(p);
+	ret = registered(p);
 	mutex_unlock(&kprobe_mutex);
 	return ret;
 }
@@ -640,7 +716,12 @@ void unregister_kprobes(struct kprobe **kps, int num)
 	for (i = 0; i < num; i++) {
 		if (WARN_ON_ONCE(!kps[i]))
 			continue;
-		if (!__unregister_kprobe_top(kps[i], &dead))
+		/*
+		 * A bare probe removed by an earlier entry of @kps still
+		 * needs its ->addr for the commit (ftrace.c).
+		 */
+		if (!__unregister_kprobe_top(kps[i], &dead) &&
+		    !kprobe_bare_leaving(kps[i]))
 			kps[i]->addr = NULL;
 	}
 	finish_removal(kps, num, &dead);
@@ -660,6 +741,15 @@ void unregister_kprobe(struct kprobe *p)
 }
 EXPORT_SYMBOL_GPL(unregister_kprobe);
 
+/* Arm or disarm @p's site, or @p if it is bare, to match its probes. */
+static void probe_update_arming(struct kprobe *p, struct kprobe_site *site)
+{
+	if (site)
+		site_update_arming(site);
+	else
+		kprobe_bare_update_arming(p);
+}
+
 static int set_kprobe_disabled(struct kprobe *kp, bool disable)
 {
 	struct kprobe_site *site;
@@ -667,7 +757,7 @@ static int set_kprobe_disabled(struct kprobe *kp, bool disable)
 
 	mutex_lock(&kprobe_mutex);
 	site = kprobe_site_of(kp);
-	if (!site || kprobe_gone(kp)) {
+	if ((!site && !kprobe_bare_registered(kp)) || kprobe_gone(kp)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -675,12 +765,12 @@ static int set_kprobe_disabled(struct kprobe *kp, bool disable)
 		kp->flags |= KPROBE_FLAG_DISABLED;
 	else
 		kp->flags &= ~KPROBE_FLAG_DISABLED;
-	site_update_arming(site);
+	probe_update_arming(kp, site);
 	ret = kprobe_sync_text();
 	if (ret && !disable) {
 		/* ftrace refused the site: the probe stays disabled. */
 		kp->flags |= KPROBE_FLAG_DISABLED;
-		site_update_arming(site);
+		probe_update_arming(kp, site);
 		kprobe_sync_text();
 	}
 out:
@@ -719,6 +809,11 @@ bool kprobes_armed(void)
 	return READ_ONCE(kprobes_all_armed);
 }
 
+static void bare_update_arming(struct kprobe *p, void *unused)
+{
+	kprobe_bare_update_arming(p);
+}
+
 /*
  * Arm or disarm every site at once; each probe's own disabled state is
  * kept, and probes registered while disarmed stay unarmed until re-armed.
@@ -735,6 +830,7 @@ int kprobes_set_armed(bool on)
 		WRITE_ONCE(kprobes_all_armed, on);
 		list_for_each_entry(site, &kprobe_sites, all)
 			site_update_arming(site);
+		kprobe_bare_for_each(bare_update_arming, NULL);
 		/* Sites ftrace refused stay unarmed; the next 1 tries again. */
 		ret = kprobe_sync_text();
 	}
@@ -780,6 +876,11 @@ NOKPROBE_SYMBOL(dump_kprobe);
  * with the text, so nothing is written back; the sites stay until their
  * probes are unregistered.
  */
+static bool in_init_text(unsigned long addr, void *unused)
+{
+	return is_kernel_inittext(addr);
+}
+
 void kprobe_free_init_mem(void)
 {
 	struct kprobe_site *site;
@@ -788,6 +889,7 @@ void kprobe_free_init_mem(void)
 	list_for_each_entry(site, &kprobe_sites, all)
 		if (!site->gone && is_kernel_inittext((unsigned long)site->addr))
 			kprobe_site_gone(site);
+	kprobe_bare_text_gone(in_init_text, NULL);
 	arch_kprobe_text_gone();
 	mutex_unlock(&kprobe_mutex);
 }

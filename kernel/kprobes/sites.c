@@ -314,7 +314,14 @@ int __kprobes kprobe_pair_pre_all(struct kprobe *kp, struct pt_regs *regs)
 struct kprobe *__kprobes get_kprobe(void *addr)
 {
 	struct kprobe_site *site = kprobe_site_lookup(addr);
+	struct kprobe *bare;
 
+	if (!site) {
+		bare = kprobe_bare_find(addr);	/* ftrace.c */
+		if (bare)
+			return bare;
+		site = kprobe_bare_gone_to_site(addr);
+	}
 	if (!site)
 		return NULL;
 #ifdef CONFIG_KPROBES_CLASSIC_ARCH

@@ -199,6 +199,35 @@ out_irq:
 }
 
 /*
+ * A bare probe (kernel/kprobes/ftrace.c): the address's only probe, with
+ * a pre_handler and nothing else, and no site.  As ftrace_single_probe(),
+ * less what only a site has: no pair, no post_handler, no walk.  Its
+ * disabled flag is read here, because its address leaves the filter only
+ * at the commit after the flag is set.
+ */
+static __always_inline void ftrace_bare_hit(struct kprobe *p,
+					    struct pt_regs *regs,
+					    unsigned long ip)
+{
+	unsigned long orig_ip;
+
+	if (unlikely(kprobe_disabled(p)))
+		return;
+	if (unlikely(kprobes_busy_here())) {
+		p->nmissed++;
+		return;
+	}
+	orig_ip = instruction_pointer(regs);
+	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
+	__this_cpu_write(current_kprobe, p);
+	set_kprobe_status(KPROBE_HIT_ACTIVE);
+	/* Non-zero: the handler moved ip, which then stands. */
+	if (!p->pre_handler(p, regs))
+		instruction_pointer_set(regs, orig_ip);
+	reset_current_kprobe();
+}
+
+/*
  * A hit through one of the two ops: @ipmodify says which, a constant in
  * each of the two handlers below, so that neither reads it from the ops.
  */
@@ -219,7 +248,17 @@ static __always_inline void ftrace_hit(unsigned long ip,
 
 	/* Preemption is off: an RCU reader, as removal expects (register.c). */
 	site = kprobe_site_find((kprobe_opcode_t *)ip);
-	if (unlikely(!site) || !kprobe_ftrace_ops_acts(site, ipmodify))
+	if (!site && !ipmodify) {
+		/* A bare probe is in the plain ops only. */
+		struct kprobe *p = kprobe_bare_find((kprobe_opcode_t *)ip);
+
+		if (p) {
+			ftrace_bare_hit(p, regs, ip);
+			goto out;
+		}
+		site = kprobe_bare_gone_to_site((kprobe_opcode_t *)ip);
+	}
+	if (!site || !kprobe_ftrace_ops_acts(site, ipmodify))
 		goto out;
 	/*
 	 * A site in the IPMODIFY ops has a jprobe, so no ->single, except

@@ -453,6 +453,189 @@ static void arming_while_called(struct kunit *test)
 		   atomic_read(&ret_hits), cpu);
 }
 
+/*
+ * A probe with a pre_handler and nothing else, alone at an ftrace
+ * location, goes without a site (kernel/kprobes/ftrace.c, "Bare probes"):
+ * no site in the hash, get_kprobe() finds the probe itself.  It behaves
+ * as any probe there: the int3 conventions, enable and disable, the
+ * global switch, a kretprobe alike; registering it twice is refused, and
+ * once unregistered nothing of it runs or is found.
+ */
+static void lone_pre_handler_probe_goes_bare(struct kunit *test)
+{
+	kprobe_opcode_t *addr = target_entry(test);
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.pre_handler = count_pre,
+	};
+	struct kretprobe rp = { .kp.addr = (kprobe_opcode_t *)kpft_other_fn,
+				.handler = ret_handler,
+				.data_size = sizeof(long) };
+
+	reset_counts();
+	atomic_set(&ret_hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_BARE);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&kp));
+	KUNIT_EXPECT_NULL(test, kprobe_site_lookup(addr));
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(addr), &kp);
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 1);
+	KUNIT_EXPECT_EQ(test, pre_ip, (unsigned long)addr + INT3_INSN_SIZE);
+	KUNIT_EXPECT_EQ(test, pre_arg, 5);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	kprobes_set_armed(false);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	kprobes_set_armed(true);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 3);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_TRUE(test, rp.kp.flags & KPROBE_FLAG_BARE);
+	KUNIT_EXPECT_EQ(test, kpft_other_fn(1), 101);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ret_hits), 1);
+	unregister_kretprobe(&rp);
+
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), 3);
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, get_kprobe(addr));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpft_other_fn(1), 101);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ret_hits), 1);
+}
+
+/*
+ * The bare probe's handler checks that it runs exactly once for each
+ * call of the other CPU's, while the test says so: the hammer's arguments
+ * follow each other.  Not while the probe is being registered: ftrace
+ * lets calls by while it starts the ops (registering the first of its
+ * addresses), on either kernel.
+ */
+static bool bare_checking;
+static atomic_t bare_skipped;
+static long bare_last_arg, bare_skip_from, bare_skip_to;
+static int bare_stage, bare_skip_stage;	/* round * 10 + step, for the log */
+
+static int consecutive_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	long arg = regs->di;
+
+	atomic_inc(&pre_hits);
+	if (!READ_ONCE(bare_checking))
+		return 0;
+	smp_rmb();	/* pairs with the test's smp_wmb() */
+	if (bare_last_arg >= 0 && arg != ((bare_last_arg + 1) & 0xffff) &&
+	    atomic_inc_return(&bare_skipped) == 1) {
+		bare_skip_from = bare_last_arg;
+		bare_skip_to = arg;
+		bare_skip_stage = READ_ONCE(bare_stage);
+	}
+	bare_last_arg = arg;
+	return 0;
+}
+
+static int fault_never(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	return 0;
+}
+
+/*
+ * A bare probe gets a site when a second probe comes to its address, of
+ * each kind but a jprobe's (whose move to the IPMODIFY ops lets calls by,
+ * by design); the site is built before the hash shows it.  With the
+ * other CPU calling the function without pause, the bare probe's handler
+ * must run exactly once for every call from its registration until its
+ * removal: no call missed while the site takes over, none run twice.
+ */
+static void bare_probe_gets_a_site_while_called(struct kunit *test)
+{
+	struct kprobe bare, second;
+	struct kretprobe rp;
+	struct task_struct *hammer;
+	int round, cpu, second_kind;
+	bool promoted = true;
+
+	reset_counts();
+	atomic_set(&bare_skipped, 0);
+	atomic_set(&hammer_wrong, 0);
+	atomic_set(&hammer_calls, 0);
+	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-bare-hammer", &cpu);
+
+	for (round = 0; round < 40; round++) {
+		second_kind = round % 4;
+		memset(&bare, 0, sizeof(bare));
+		bare.addr = (kprobe_opcode_t *)kpft_fn;
+		bare.pre_handler = consecutive_pre;
+		WRITE_ONCE(bare_stage, round * 10);
+		if (register_kprobe(&bare))
+			break;
+		WRITE_ONCE(bare_stage, round * 10 + 1);
+		bare_last_arg = -1;
+		smp_wmb();	/* pairs with the handler's read of the two */
+		WRITE_ONCE(bare_checking, true);
+		promoted &= !!(bare.flags & KPROBE_FLAG_BARE);
+		wait_for_hammer_calls(4);
+
+		memset(&second, 0, sizeof(second));
+		memset(&rp, 0, sizeof(rp));
+		second.addr = (kprobe_opcode_t *)kpft_fn;
+		rp.kp.addr = (kprobe_opcode_t *)kpft_fn;
+		rp.handler = ret_handler;
+		rp.data_size = sizeof(long);
+		if (second_kind == 0)
+			second.pre_handler = second_pre;
+		else if (second_kind == 1)
+			second.post_handler = count_post;
+		else if (second_kind == 2)
+			second.fault_handler = fault_never;
+		WRITE_ONCE(bare_stage, round * 10 + 2);
+		if (second_kind == 3 ? register_kretprobe(&rp) :
+				       register_kprobe(&second)) {
+			unregister_kprobe(&bare);
+			break;
+		}
+		WRITE_ONCE(bare_stage, round * 10 + 3);
+		/* Never bare again: its site stays while it is registered. */
+		promoted &= !(bare.flags & KPROBE_FLAG_BARE) &&
+			    kprobe_site_lookup(bare.addr);
+		wait_for_hammer_calls(4);
+		WRITE_ONCE(bare_stage, round * 10 + 4);
+		if (second_kind == 3)
+			unregister_kretprobe(&rp);
+		else
+			unregister_kprobe(&second);
+		WRITE_ONCE(bare_stage, round * 10 + 5);
+		wait_for_hammer_calls(4);
+		WRITE_ONCE(bare_stage, round * 10 + 6);
+		WRITE_ONCE(bare_checking, false);
+		unregister_kprobe(&bare);
+		KUNIT_EXPECT_EQ(test, bare.nmissed, 0);
+	}
+	kthread_stop(hammer);
+
+	KUNIT_EXPECT_EQ(test, round, 40);
+	KUNIT_EXPECT_TRUE(test, promoted);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&bare_skipped), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&pre_hits), 0);
+	kunit_info(test, "%d calls, %d hits of the bare probe on CPU%d\n",
+		   atomic_read(&hammer_calls), atomic_read(&pre_hits), cpu);
+	if (atomic_read(&bare_skipped))
+		kunit_info(test, "first skip: %ld then %ld, at stage %d\n",
+			   bare_skip_from, bare_skip_to, bare_skip_stage);
+}
+
 /* Post_handlers that check ip on every hit, for the case below. */
 static atomic_t lone_post_hits, other_post_hits, wrong_post_ip;
 static unsigned long post_ip_wanted;
@@ -908,6 +1091,8 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(ftrace_refusal_mid_batch_fails_it),
 	KUNIT_CASE_SLOW(arming_while_called),
 	KUNIT_CASE_SLOW(lone_post_handler_while_others_come_and_go),
+	KUNIT_CASE(lone_pre_handler_probe_goes_bare),
+	KUNIT_CASE_SLOW(bare_probe_gets_a_site_while_called),
 	{}
 };
 
