@@ -440,8 +440,15 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 		 */
 		smp_rmb();
 		site = kprobe_site_find(addr);
+		/*
+		 * Or that of a text_poke_bp() batch begun since the trap
+		 * (ftrace's, at an ftrace location): its handler found no
+		 * batch when it ran before this one, and takes the int3 now
+		 * if it is the batch's.  A site there would have taken it as
+		 * a hit; a bare probe (ftrace.c) has none.
+		 */
 		if (!site)
-			return 0;
+			return poke_int3_handler(regs);
 	}
 
 	if (kcb->depth || kprobe_running()) {
