@@ -276,6 +276,7 @@ static void probe_init(struct kprobe *p, kprobe_opcode_t *addr,
 
 static int __register_kprobe(struct kprobe *p)
 {
+	struct kprobe *bare;
 	struct kprobe_site *site;
 	kprobe_opcode_t *addr;
 	bool on_func_entry;
@@ -315,8 +316,9 @@ static int __register_kprobe(struct kprobe *p)
 	}
 	if (site && p->pre_handler == jprobe_setjmp && site_has_jprobe(site))
 		return -EBUSY;		/* one jprobe per function */
-	if (!site && kprobe_bare_at(addr)) {
-		site = site_from_bare(kprobe_bare_at(addr));
+	bare = site ? NULL : kprobe_bare_at(addr);
+	if (bare) {
+		site = site_from_bare(bare);
 		if (IS_ERR(site))
 			return PTR_ERR(site);
 	}
