@@ -347,14 +347,77 @@ static void slot_or_list_written(struct perf_event *bp,
 		watch.explained++;
 }
 
-/* The same call from the same frame each time: the same return slot. */
-static noinline long kxp_call_mix(void)
+/*
+ * The calls are made by a thread of their own, from the same frame each
+ * time (the same return slot), and that frame runs with interrupts off
+ * while the breakpoints are on.  An interrupt pushes its frame just below
+ * the stack pointer; were the watched slot there, the push itself would
+ * hit the breakpoint, which QEMU's TCG (7.2, which the tests run on) takes by
+ * abandoning the delivery after the local APIC has taken the vector in:
+ * the vector stays in service, and that CPU's tick never comes again.
+ * So the thread sleeps, with interrupts on, only from mixer_wait(), whose
+ * frame lies well below the slot, and makes its calls from mixer_fn(),
+ * with interrupts off.  (The call of mixer_wait() writes its return
+ * address into the slot: an instruction's write, which the breakpoint
+ * reports as any other.  An NMI still pushes its frame there on i386,
+ * which has no NMI stack; NMIs leave the APIC's ISR alone.)
+ */
+static struct {
+	struct completion go, done;
+	bool stop;
+	bool lost;	/* a call never came back: the thread is not ours now */
+	long result;
+} mixer;
+
+/* Time enough for one call, even on a debug kernel under TCG. */
+#define MIXER_TIMEOUT	(10 * HZ)
+
+/* Report the last call and wait for the next; false: stop. */
+static noinline bool mixer_wait(void)
 {
-	return kxp_mix_fn(5, 9);
+	char below_the_slot[256];
+
+	memset(below_the_slot, 0, sizeof(below_the_slot));
+	barrier_data(below_the_slot);
+	local_irq_enable();
+	complete(&mixer.done);
+	wait_for_completion(&mixer.go);
+	local_irq_disable();
+	return !READ_ONCE(mixer.stop);
 }
 
-/* A data breakpoint on the word at @addr, for this task. */
-static struct perf_event *watch_word(void *addr)
+static int mixer_fn(void *unused)
+{
+	local_irq_disable();
+	while (mixer_wait())
+		mixer.result = kxp_mix_fn(5, 9);
+	local_irq_enable();
+	return 0;
+}
+
+/* Wait for the mixer to report; a thread that died in a call never does. */
+static bool mixer_reported(struct kunit *test)
+{
+	if (mixer.lost)
+		return false;
+	if (wait_for_completion_timeout(&mixer.done, MIXER_TIMEOUT))
+		return true;
+	KUNIT_FAIL(test, "the mixer thread did not come back");
+	mixer.lost = true;
+	return false;
+}
+
+/* One call of kxp_mix() by the mixer: its result, LONG_MIN if none. */
+static long mixer_call(struct kunit *test)
+{
+	if (mixer.lost)
+		return LONG_MIN;
+	complete(&mixer.go);
+	return mixer_reported(test) ? mixer.result : LONG_MIN;
+}
+
+/* A data breakpoint on the word at @addr, for task @t. */
+static struct perf_event *watch_word(void *addr, struct task_struct *t)
 {
 	struct perf_event_attr attr;
 
@@ -362,8 +425,7 @@ static struct perf_event *watch_word(void *addr)
 	attr.bp_addr = (unsigned long)addr;
 	attr.bp_len = sizeof(long) == 8 ? HW_BREAKPOINT_LEN_8 : HW_BREAKPOINT_LEN_4;
 	attr.bp_type = HW_BREAKPOINT_W;
-	return register_user_hw_breakpoint(&attr, slot_or_list_written, NULL,
-					   current);
+	return register_user_hw_breakpoint(&attr, slot_or_list_written, NULL, t);
 }
 
 static void trampoline_in_slot_is_explained(struct kunit *test)
@@ -374,42 +436,63 @@ static void trampoline_in_slot_is_explained(struct kunit *test)
 		.handler = on_return,
 	};
 	struct perf_event *slot_bp, *list_bp;
+	struct task_struct *t;
 
 	memset(&watch, 0, sizeof(watch));
-	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
-	KUNIT_EXPECT_EQ(test, kxp_call_mix(), mix_5_9);
+	init_completion(&mixer.go);
+	init_completion(&mixer.done);
+	mixer.stop = false;
+	mixer.lost = false;
+	t = kthread_run(mixer_fn, NULL, "kxp_mixer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	if (!mixer_reported(test))	/* now in mixer_wait() */
+		goto stop;
+
+	if (register_kretprobe(&rp)) {
+		KUNIT_FAIL(test, "register_kretprobe() failed");
+		goto stop;
+	}
+	KUNIT_EXPECT_EQ(test, mixer_call(test), mix_5_9);
 	if (!watch.slot) {
-		unregister_kretprobe(&rp);
 		KUNIT_FAIL(test, "the entry handler did not run");
-		return;
+		goto out;
 	}
 
-	slot_bp = watch_word(watch.slot);
-	list_bp = watch_word(&current->kretprobe_instances.first);
+	slot_bp = watch_word(watch.slot, t);
+	list_bp = watch_word(&t->kretprobe_instances.first, t);
 	if (IS_ERR(slot_bp) || IS_ERR(list_bp)) {
 		if (!IS_ERR(slot_bp))
 			unregister_hw_breakpoint(slot_bp);
 		if (!IS_ERR(list_bp))
 			unregister_hw_breakpoint(list_bp);
-		unregister_kretprobe(&rp);
-		kunit_skip(test, "no data breakpoints: %d %d",
-			   PTR_ERR_OR_ZERO(slot_bp), PTR_ERR_OR_ZERO(list_bp));
+		kunit_mark_skipped(test, "no data breakpoints: %d %d",
+				   PTR_ERR_OR_ZERO(slot_bp),
+				   PTR_ERR_OR_ZERO(list_bp));
+		goto out;
 	}
-	KUNIT_EXPECT_EQ(test, kxp_call_mix(), mix_5_9);
+	KUNIT_EXPECT_EQ(test, mixer_call(test), mix_5_9);
 	kprobe_optimizer_flush();
-	KUNIT_EXPECT_EQ(test, kxp_call_mix(), mix_5_9);
+	KUNIT_EXPECT_EQ(test, mixer_call(test), mix_5_9);
 	unregister_hw_breakpoint(list_bp);
 	unregister_hw_breakpoint(slot_bp);
-	unregister_kretprobe(&rp);
 
 	KUNIT_EXPECT_EQ(test, seen.ret, 3);
 	/*
 	 * Per call: the entry's write of the trampoline, and the
-	 * trampoline's push of its own address on the return (more if an
-	 * interrupt's kretprobe reused the stack word meanwhile).
+	 * trampoline's push of its own address on the return.
 	 */
 	KUNIT_EXPECT_GE(test, watch.hooked, 4);
 	KUNIT_EXPECT_EQ(test, watch.explained, watch.hooked);
+out:
+	unregister_kretprobe(&rp);
+stop:
+	if (!mixer.lost) {
+		WRITE_ONCE(mixer.stop, true);
+		complete(&mixer.go);
+		kthread_stop(t);
+	}
+	put_task_struct(t);
 }
 #else
 static void trampoline_in_slot_is_explained(struct kunit *test)
