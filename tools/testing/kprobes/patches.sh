@@ -216,6 +216,10 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 					booted[$k]=$img
 				else
 					built[$i]="${built[$i]:-} $k BOOT FAILED ($obj/series-step-$i.boot)"
+					# Where it stopped, for a log that is read
+					# only from here (CI keeps no files).
+					echo "patches: step $i, $k: the console's last lines:"
+					tail -n 25 "$obj/series-step-$i.boot" | sed 's/^/  | /'
 					fail=1
 				fi
 			else
