@@ -220,10 +220,13 @@ if [ "${SERIES_BUILD:-1}" = 1 ]; then
 					# only from here (CI keeps no files).
 					echo "patches: step $i, $k: the console's last lines:"
 					tail -n 25 "$obj/series-step-$i.boot" | sed 's/^/  | /'
+					# No image stands for the next steps now.
+					booted[$k]=
 					fail=1
 				fi
 			else
 				built[$i]="${built[$i]:-} $k FAILED ($log)"
+				booted[$k]=
 				fail=1
 			fi
 		done
