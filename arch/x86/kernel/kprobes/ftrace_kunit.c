@@ -15,10 +15,12 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/delay.h>
+#include <linux/fprobe.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/stacktrace.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
@@ -1076,6 +1078,127 @@ static void ftrace_refusal_mid_batch_fails_it(struct kunit *test)
 		kunit_skip(test, "no parked site at kpo_plain");
 }
 
+/*
+ * Two return hooks on one stack: a kretprobe on kpft_inner() and an
+ * fprobe exit (rethook's trampoline) on kpft_outer(), its caller.  A
+ * stack trace taken in kpft_leaf(), which kpft_inner() calls, meets both
+ * trampolines in the return slots; the unwinder must find each real
+ * return address in its own list (the kretprobe instances, rethook's
+ * nodes: two layouts), so kpft_outer() and this case show in the trace
+ * and neither trampoline does.
+ */
+#define KPFT_TRACE_MAX	32
+static unsigned long kpft_trace[KPFT_TRACE_MAX];
+static unsigned int kpft_trace_len;
+
+static noinline long kpft_leaf(long x)
+{
+	kpft_trace_len = stack_trace_save(kpft_trace, KPFT_TRACE_MAX, 0);
+	asm volatile("" : "+r" (x));
+	return x + 1;
+}
+
+static long (* volatile kpft_leaf_fn)(long) = kpft_leaf;
+
+static noinline long kpft_inner(long x)
+{
+	return kpft_leaf_fn(x) * 2;
+}
+
+static long (* volatile kpft_inner_fn)(long) = kpft_inner;
+
+static noinline long kpft_outer(long x)
+{
+	return kpft_inner_fn(x) + 3;
+}
+
+static long (* volatile kpft_outer_fn)(long) = kpft_outer;
+
+static atomic_t inner_returns, outer_returns;
+
+static int inner_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&inner_returns);
+	return 0;
+}
+
+#ifdef CONFIG_FPROBE
+static void outer_exit(struct fprobe *fp, unsigned long entry_ip,
+		       unsigned long ret_ip, struct pt_regs *regs,
+		       void *entry_data)
+{
+	atomic_inc(&outer_returns);
+}
+#endif
+
+/* Is there an address of @fn's body in the trace; of a trampoline? */
+static bool trace_has_function(void *fn)
+{
+	unsigned long size, offset, start = (unsigned long)fn;
+	unsigned int i;
+
+	if (!kallsyms_lookup_size_offset(start, &size, &offset))
+		return false;
+	start -= offset;
+	for (i = 0; i < kpft_trace_len; i++)
+		if (kpft_trace[i] - start < size)
+			return true;
+	return false;
+}
+
+static bool trace_has_trampoline(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < kpft_trace_len; i++) {
+		if (is_kretprobe_trampoline(kpft_trace[i]))
+			return true;
+#ifdef CONFIG_RETHOOK
+		if (is_rethook_trampoline(kpft_trace[i]))
+			return true;
+#endif
+	}
+	return false;
+}
+
+static void trace_through_kretprobe_and_rethook(struct kunit *test)
+{
+#ifdef CONFIG_FPROBE
+	struct kretprobe rp = { .kp.addr = (kprobe_opcode_t *)kpft_inner_fn,
+				.handler = inner_ret };
+	unsigned long outer = (unsigned long)kpft_outer_fn;
+	struct fprobe fp = { .exit_handler = outer_exit };
+	unsigned int i;
+
+	atomic_set(&inner_returns, 0);
+	atomic_set(&outer_returns, 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	if (register_fprobe_ips(&fp, &outer, 1)) {
+		unregister_kretprobe(&rp);
+		KUNIT_FAIL(test, "the fprobe was refused");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, kpft_outer_fn(5), 15);
+	unregister_fprobe(&fp);
+	unregister_kretprobe(&rp);
+
+	/* Both hooks were in the slots while the trace was taken. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&inner_returns), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&outer_returns), 1);
+	KUNIT_EXPECT_TRUE(test, trace_has_function(kpft_leaf));
+	KUNIT_EXPECT_TRUE(test, trace_has_function(kpft_inner));
+	KUNIT_EXPECT_TRUE(test, trace_has_function(kpft_outer));
+	KUNIT_EXPECT_TRUE(test,
+		trace_has_function(trace_through_kretprobe_and_rethook));
+	KUNIT_EXPECT_FALSE(test, trace_has_trampoline());
+	if (test->status == KUNIT_FAILURE)
+		for (i = 0; i < kpft_trace_len; i++)
+			kunit_info(test, "trace: %pS\n", (void *)kpft_trace[i]);
+#else
+	kunit_skip(test, "no fprobe on this kernel");
+#endif
+}
+
 static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(entry_probe_goes_through_ftrace),
 	KUNIT_CASE(post_handler_of_another_probe),
@@ -1089,6 +1212,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(probe_after_ftrace_site_while_jumped),
 	KUNIT_CASE(jprobe_excludes_other_ipmodify),
 	KUNIT_CASE(ftrace_refusal_mid_batch_fails_it),
+	KUNIT_CASE(trace_through_kretprobe_and_rethook),
 	KUNIT_CASE_SLOW(arming_while_called),
 	KUNIT_CASE_SLOW(lone_post_handler_while_others_come_and_go),
 	KUNIT_CASE(lone_pre_handler_probe_goes_bare),

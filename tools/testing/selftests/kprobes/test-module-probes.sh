@@ -7,12 +7,15 @@
 # is there and turns GONE when the load completes and frees it, with its
 # original bytes back for async init work still running.  A module's
 # noinstr text is refused and listed in the blacklist, and so is its __init
-# text once the module is live.
+# text once the module is live; within_kprobe_blacklist() says so of its
+# noinstr, .kprobes.text and NOKPROBE_SYMBOL() code.  A module that goes
+# with a probe in a function its async work still calls (between the
+# GOING notifiers and the freeing of its text) runs that call right.
 
 . "$(dirname "$0")/functions.sh"
 
 ktap_print_header
-ktap_set_plan 22
+ktap_set_plan 26
 
 clear_log
 check "insmod kprobes_target" insmod "$MODDIR/kprobes_target.ko"
@@ -62,8 +65,23 @@ check "its __init function, once live, is refused with -ENOENT" \
 check "the blacklist lists its noinstr text" \
 	grep -q '^0x[0-9a-f]*-0x[0-9a-f]*	\[\.noinstr\.text\] \[kprobes_target\]$' \
 	$DEBUGFS/blacklist
+check "within_kprobe_blacklist() covers its noinstr, .kprobes.text and NOKPROBE_SYMBOL code, not a plain function" \
+	grep -qx 'blacklisted 1 1 1 0' /sys/kernel/debug/kprobes_target/refusals
 rmmod kprobes_target
 check_fails "the blacklist forgets it with the module" \
 	grep -q '\[kprobes_target\]' $DEBUGFS/blacklist
+
+# A probe of ours in the function's body (an int3 or a jump, never
+# ftrace's), then the module goes while its async work calls that function.
+insmod "$MODDIR/kprobes_target.ko" exit_call=1
+off=$(cat /sys/kernel/debug/kprobes_target/body_offset)
+check "a probe in the body of a module function" \
+	insmod "$MODDIR/kprobe_example.ko" symbol=kprobes_target_func offset="$off"
+clear_log
+check "the module unloads while its async work calls the probed function" \
+	rmmod kprobes_target
+check "that call ran right, after the probe went GONE" \
+	log_has "kprobes_target: exit work: kprobes_target_func(4) = 13"
+rmmod kprobe_example
 
 ktap_finished

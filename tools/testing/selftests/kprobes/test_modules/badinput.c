@@ -360,6 +360,56 @@ static int bl_module(void)
 	return kprobe_at((kprobe_opcode_t *)kbi_forbidden);
 }
 
+/*
+ * The padding in front of a function (__pfx_<f> with CALL_PADDING,
+ * __cfi_<f> with kCFI): the call depth accounting thunk or the CFI hash
+ * live there, and every call runs through it.  Each byte of the padding
+ * is refused, and the start of the CFI preamble.  A kernel without
+ * padding has neither symbol (-ENOENT): nothing to refuse there.
+ */
+#ifdef CONFIG_FUNCTION_PADDING_BYTES
+#define PADDING_BYTES	CONFIG_FUNCTION_PADDING_BYTES
+#else
+#define PADDING_BYTES	0
+#endif
+
+static int padding_refused(const char *sym, unsigned int bytes,
+			   unsigned int *tried)
+{
+	unsigned int off;
+	int ret;
+
+	for (off = 0; off < bytes; off++) {
+		ret = kprobe_sym(sym, off);
+		if (ret == -ENOENT && !off)
+			return 0;
+		if (!ret) {
+			pr_info("kprobes_badinput: %s+%u was accepted\n", sym, off);
+			unregister_kprobe(&kp[0]);
+			return -EEXIST;
+		}
+		if (ret != -EINVAL)
+			return ret;
+		(*tried)++;
+	}
+	return 0;
+}
+
+static int bl_padding(void)
+{
+	unsigned int tried = 0;
+	int ret;
+
+	ret = padding_refused("__pfx_vfs_read", PADDING_BYTES, &tried);
+	if (!ret)
+		ret = padding_refused("__cfi_vfs_read", 1, &tried);
+	if (ret)
+		return ret == -EEXIST ? 0 : ret;
+	pr_info("kprobes_badinput: %u places in function padding refused\n",
+		tried);
+	return -EINVAL;
+}
+
 static int twice(void)
 {
 	int ret = kprobe_at(INSN_AT(10));
@@ -626,6 +676,7 @@ static const struct bad_case {
 	CASE(bl_jprobe_return, -EINVAL, "blacklist: jprobe_return")
 	CASE(bl_kretprobe_trampoline, -EINVAL, "blacklist: the kretprobe trampoline")
 	CASE(bl_module, -EINVAL, "blacklist: a module's NOKPROBE_SYMBOL")
+	CASE(bl_padding, -EINVAL, "the padding before a function (__pfx_vfs_read+0..15, __cfi_vfs_read)")
 	CASE(twice, -EINVAL, "a kprobe registered twice")
 	CASE(twice_with_offset, -EINVAL, "a kprobe by addr and offset registered twice")
 	CASE(two_batches, -EINVAL, "a kprobe in two batches")

@@ -24,6 +24,17 @@
  * reading .../may_fail and .../may_fail_notrace calls them and shows what
  * they returned (0 unless an injection made them fail).  The second is
  * notrace: no ftrace site, so a probe at its entry is an int3 one.
+ *
+ * With exit_call=1 the module's exit leaves async work that calls
+ * kprobes_target_func() once the module is GOING (after Kprobes' own
+ * notifier), as delete_module() lets it before the text is freed; the
+ * work logs the result.  .../body_offset gives the offset of that
+ * function's first instruction after the entry's ftrace call (0 on a
+ * kernel without one): a probe there is an int3 or a jump of ours.
+ *
+ * With refusals=1, .../refusals also shows what within_kprobe_blacklist()
+ * says of the module's noinstr, .kprobes.text and NOKPROBE_SYMBOL()
+ * functions and of a plain one.
  */
 #include <linux/async.h>
 #include <linux/completion.h>
@@ -135,6 +146,20 @@ noinstr int kprobes_target_noinstr(int x)
 	return x ^ 0x5a;
 }
 
+/* Refused text of the other two kinds, for within_kprobe_blacklist(). */
+noinline int kprobes_target_nokprobe(int x);
+noinline int kprobes_target_nokprobe(int x)
+{
+	return x - 5;
+}
+NOKPROBE_SYMBOL(kprobes_target_nokprobe);
+
+noinline int __kprobes kprobes_target_kprobes_text(int x);
+noinline int __kprobes kprobes_target_kprobes_text(int x)
+{
+	return x + 5;
+}
+
 static int noinstr_ret = 1, live_init_ret = 1;
 static unsigned long init_work_addr;	/* set by the init */
 static u32 late_result;
@@ -150,6 +175,11 @@ static void __init late_init_call(void *data, async_cookie_t cookie)
 static int refusals_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "noinstr %d\nlive_init %d\n", noinstr_ret, live_init_ret);
+	seq_printf(m, "blacklisted %d %d %d %d\n",
+		   within_kprobe_blacklist((unsigned long)kprobes_target_noinstr),
+		   within_kprobe_blacklist((unsigned long)kprobes_target_kprobes_text),
+		   within_kprobe_blacklist((unsigned long)kprobes_target_nokprobe),
+		   within_kprobe_blacklist((unsigned long)kprobes_target_func));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(refusals);
@@ -188,6 +218,65 @@ static int sym_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	return 0;
 }
+
+static bool exit_call;
+module_param(exit_call, bool, 0400);
+MODULE_PARM_DESC(exit_call, "call kprobes_target_func() from async work while the module goes");
+
+static DECLARE_COMPLETION(going_seen);
+
+static int going_notify(struct notifier_block *nb, unsigned long state,
+			void *data)
+{
+	if (data == THIS_MODULE && state == MODULE_STATE_GOING)
+		complete(&going_seen);
+	return NOTIFY_DONE;
+}
+
+/* After Kprobes' notifier, as live_nb. */
+static struct notifier_block going_nb = {
+	.notifier_call	= going_notify,
+	.priority	= -1,
+};
+
+/*
+ * Runs after the GOING notifiers, before delete_module() frees the text
+ * (it waits for async work first).  Not __exit: that text may be gone.
+ */
+static void exit_call_work(void *data, async_cookie_t cookie)
+{
+	int ret;
+
+	wait_for_completion(&going_seen);
+	ret = kprobes_target_func(4);
+	pr_info("kprobes_target: exit work: kprobes_target_func(4) = %d\n",
+		ret);
+	/* Out of the chain now: the GOING notifiers have all returned. */
+	unregister_module_notifier(&going_nb);
+}
+
+/*
+ * The first instruction of kprobes_target_func() after ftrace's call:
+ * where a probe at its entry goes (past an ENDBR64), and past the call
+ * when that is an ftrace location.
+ */
+static int body_offset_show(struct seq_file *m, void *unused)
+{
+	struct kprobe kp = { .symbol_name = "kprobes_target_func",
+			     .pre_handler = sym_pre };
+	unsigned long off;
+	int ret = register_kprobe(&kp);
+
+	if (ret)
+		return ret;
+	off = (unsigned long)kp.addr - (unsigned long)kprobes_target_func;
+	if (kprobe_ftrace(&kp))
+		off += CALL_INSN_SIZE;
+	unregister_kprobe(&kp);
+	seq_printf(m, "%lu\n", off);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(body_offset);
 
 static struct kprobe sym_kp = { .pre_handler = sym_pre };
 
@@ -253,6 +342,18 @@ static int __init kprobes_target_init(void)
 			return ret;
 		}
 	}
+	if (exit_call) {
+		ret = register_module_notifier(&going_nb);
+		if (ret) {
+			if (probe_sym)
+				unregister_kprobe(&sym_kp);
+			if (init_probe)
+				unregister_kprobe(&init_kp);
+			if (refusals || init_probe)
+				unregister_module_notifier(&live_nb);
+			return ret;
+		}
+	}
 	dir = debugfs_create_dir("kprobes_target", NULL);
 	debugfs_create_file("call", 0400, dir, NULL, &call_fops);
 	debugfs_create_file("may_fail", 0400, dir, NULL, &may_fail_fops);
@@ -261,6 +362,7 @@ static int __init kprobes_target_init(void)
 	debugfs_create_u32("init_hits", 0400, dir, &init_hits);
 	debugfs_create_file("refusals", 0400, dir, NULL, &refusals_fops);
 	debugfs_create_u32("late_result", 0400, dir, &late_result);
+	debugfs_create_file("body_offset", 0400, dir, NULL, &body_offset_fops);
 	/* Last: nothing may fail after this, or the work would wait forever. */
 	if (init_probe)
 		async_schedule(late_init_call, NULL);
@@ -276,6 +378,8 @@ static void __exit kprobes_target_exit(void)
 		unregister_kprobe(&init_kp);
 	if (probe_sym)
 		unregister_kprobe(&sym_kp);
+	if (exit_call)
+		async_schedule(exit_call_work, NULL);
 }
 
 module_init(kprobes_target_init);
