@@ -17,6 +17,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/string.h>
 #include <asm/sections.h>
 
 #include "internal.h"
@@ -163,14 +164,11 @@ static bool within_listed_text(unsigned long addr)
  * walk over all of them may sleep, and kgdb asks with interrupts off).
  * Only the kernel image's pieces: the listed ranges are its own.
  */
-static bool within_listed_function_piece(unsigned long addr)
+static bool is_listed_function_piece(char *name)
 {
-	char name[KSYM_NAME_LEN];
 	unsigned long whole;
 	char *dot;
 
-	if (lookup_symbol_name(addr, name))
-		return false;
 	dot = strchr(name, '.');
 	if (!dot || dot == name)
 		return false;
@@ -179,17 +177,72 @@ static bool within_listed_function_piece(unsigned long addr)
 	return whole && within_listed_text(whole);
 }
 
+/*
+ * With CALL_PADDING the bytes in front of each function get a symbol,
+ * __pfx_<f>: the call depth accounting thunk is written there, and every
+ * direct call enters it first.  With kCFI, __cfi_<f> holds the hash that
+ * every indirect call checks.  A probe there would be an instruction
+ * that is never run as one (or whose bytes are read as data), and a jump
+ * over it would break every call of f: the padding is no place for either.
+ */
+static bool is_padding_symbol(const char *name)
+{
+	return str_has_prefix(name, "__pfx_") || str_has_prefix(name, "__cfi_");
+}
+
 /**
  * within_kprobe_blacklist() - is an address in text that is never probed
- * @addr: a kernel text address
+ * @addr: a kernel or module text address
+ *
+ * The kernel's listed sections and NOKPROBE_SYMBOL() functions and their
+ * compiler-made pieces, and a module's .kprobes.text, .noinstr.text and
+ * NOKPROBE_SYMBOL() functions.  For hw_breakpoint and kgdb too, so it
+ * may be called with interrupts off: it takes no lock.
  *
  * Return: true when a probe at @addr must be refused.
  */
 bool within_kprobe_blacklist(unsigned long addr)
 {
-	return within_listed_text(addr) || within_listed_function_piece(addr);
+	char name[KSYM_NAME_LEN];
+
+	if (within_listed_text(addr) || kprobe_module_text_forbidden(addr))
+		return true;
+	return !lookup_symbol_name(addr, name) && is_listed_function_piece(name);
 }
 EXPORT_SYMBOL_GPL(within_kprobe_blacklist);
+
+/**
+ * kprobe_refuses_core_text() - may no probe go at @addr of the kernel image
+ * @addr: a core kernel text address
+ *
+ * The blacklist, and the padding in front of a function, with one lookup
+ * of the symbol's name.
+ *
+ * Return: true when a probe at @addr must be refused.
+ */
+bool kprobe_refuses_core_text(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN];
+
+	if (within_listed_text(addr))
+		return true;
+	if (lookup_symbol_name(addr, name))
+		return false;
+	return is_padding_symbol(name) || is_listed_function_piece(name);
+}
+
+/**
+ * kprobe_in_padding() - is @addr in the padding in front of a function
+ * @addr: a kernel or module text address
+ *
+ * Return: true for __pfx_ and __cfi_ symbols.
+ */
+bool kprobe_in_padding(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN];
+
+	return !lookup_symbol_name(addr, name) && is_padding_symbol(name);
+}
 
 /* For debugfs: every range, start-end and what it is. */
 void kprobe_blacklist_show(struct seq_file *m, bool show_addr)

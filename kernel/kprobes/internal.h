@@ -77,8 +77,11 @@ struct kprobe **kprobe_array_of(void **objs, int num, size_t offset, gfp_t gfp);
 void kprobe_site_gone(struct kprobe_site *site);
 struct module;
 struct seq_file;
+bool kprobe_refuses_core_text(unsigned long addr);	/* blacklist.c */
+bool kprobe_in_padding(unsigned long addr);
 #ifdef CONFIG_MODULES
 int kprobe_check_module_place(unsigned long addr, struct module **modp);
+bool kprobe_module_text_forbidden(unsigned long addr);
 void kprobe_module_blacklist_show(struct seq_file *m, bool show_addr);
 #else
 static inline void kprobe_module_blacklist_show(struct seq_file *m,
@@ -90,6 +93,11 @@ static inline int kprobe_check_module_place(unsigned long addr,
 					    struct module **modp)
 {
 	return -EINVAL;
+}
+
+static inline bool kprobe_module_text_forbidden(unsigned long addr)
+{
+	return false;
 }
 #endif
 

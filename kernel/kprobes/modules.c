@@ -171,6 +171,50 @@ static bool within_area(unsigned long addr, void *start, unsigned int size)
 }
 
 /*
+ * Text of @mod no probe may go into: its own .kprobes.text, its noinstr
+ * text (which may run where a trap is not survivable: kvm_amd's
+ * __svm_vcpu_run runs on the guest's GSBASE), and its NOKPROBE_SYMBOL()
+ * functions.  Takes no lock.
+ */
+static bool module_text_forbidden(struct module *mod, unsigned long addr)
+{
+	unsigned long *entry, size, offset;
+	unsigned int i;
+
+	if (within_area(addr, mod->kprobes_text_start, mod->kprobes_text_size) ||
+	    within_area(addr, mod->noinstr_text_start, mod->noinstr_text_size))
+		return true;
+	for (i = 0, entry = mod->kprobe_blacklist;
+	     i < mod->num_kprobe_blacklist; i++, entry++)
+		if (kallsyms_lookup_size_offset(*entry, &size, &offset) &&
+		    addr - (*entry - offset) < size)
+			return true;
+	return false;
+}
+
+/**
+ * kprobe_module_text_forbidden() - is @addr module text no probe may go in
+ * @addr: any address
+ *
+ * For within_kprobe_blacklist(), in any context: the module cannot go
+ * while preemption is off.
+ *
+ * Return: true for a module's forbidden text, false for anything else.
+ */
+bool kprobe_module_text_forbidden(unsigned long addr)
+{
+	struct module *mod;
+	bool ret = false;
+
+	preempt_disable();
+	mod = __module_text_address(addr);
+	if (mod)
+		ret = module_text_forbidden(mod, addr);
+	preempt_enable();
+	return ret;
+}
+
+/*
  * May a probe go at @addr in module text?  On success a reference on the
  * module is held in *@modp until the caller is done registering.
  *
@@ -184,8 +228,6 @@ static bool within_area(unsigned long addr, void *start, unsigned int size)
 int kprobe_check_module_place(unsigned long addr, struct module **modp)
 {
 	struct module *mod;
-	unsigned long *entry, size, offset;
-	unsigned int i;
 	int ret = 0;
 
 	preempt_disable();
@@ -196,22 +238,11 @@ int kprobe_check_module_place(unsigned long addr, struct module **modp)
 	if (ret)
 		return ret;
 
-	/*
-	 * The module's own .kprobes.text, its noinstr text (which may run
-	 * where a trap is not survivable: kvm_amd's __svm_vcpu_run runs on
-	 * the guest's GSBASE), and its NOKPROBE_SYMBOL() functions.
-	 */
-	if (within_area(addr, mod->kprobes_text_start, mod->kprobes_text_size) ||
-	    within_area(addr, mod->noinstr_text_start, mod->noinstr_text_size))
+	if (module_text_forbidden(mod, addr) || kprobe_in_padding(addr))
 		ret = -EINVAL;
 	else if (within_module_init(addr, mod) &&
 		 READ_ONCE(mod->state) != MODULE_STATE_COMING)
 		ret = -ENOENT;
-	for (i = 0, entry = mod->kprobe_blacklist;
-	     !ret && i < mod->num_kprobe_blacklist; i++, entry++)
-		if (kallsyms_lookup_size_offset(*entry, &size, &offset) &&
-		    addr - (*entry - offset) < size)
-			ret = -EINVAL;
 	if (ret) {
 		module_put(mod);
 		return ret;

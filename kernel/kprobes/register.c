@@ -88,7 +88,7 @@ static int check_place(kprobe_opcode_t *addr, struct module **modp)
 	*modp = NULL;
 	if (!core_kernel_text(a))
 		return kprobe_check_module_place(a, modp);
-	if (within_kprobe_blacklist(a))
+	if (kprobe_refuses_core_text(a))
 		return -EINVAL;
 	return 0;
 }
