@@ -4,8 +4,8 @@
  *
  * A module's probes turn GONE when its text goes away: all of it when the
  * module is unloaded (or its init fails), its init text once the module is
- * live; init text still gets its original bytes back first, since code
- * may still run there.  A gone site is never written to again (its text is
+ * live; the text gets its original bytes back first, since code may
+ * still run there.  A gone site is never written to again (its text is
  * about to be freed, and the addresses may come back with another module), and it
  * leaves the address hash so that a new probe there gets a new site; it
  * stays on kprobe_sites until its probes are unregistered (a parked one,
@@ -83,22 +83,27 @@ void kprobe_module_blacklist_show(struct seq_file *m, bool show_addr)
 }
 
 /*
- * The module is live, its init text will be freed: but async work that
- * its init started may still run that text (do_init_module() waits for
- * it only after the LIVE notifiers).  A gone site leaves the address
- * hash, and an int3 that no site owns is not ours to handle, so put the
- * original bytes back (undoing any jump first) before the sites turn
- * gone.  The text is still there: it is freed after the notifiers.
+ * Text of @mod is about to go: all of it (GOING), or its init text once
+ * the module is live.  Code may still run there for a while: async work
+ * that the init started (do_init_module() waits for it only after the
+ * LIVE notifiers), or that the exit or an async_probe init left
+ * (delete_module() waits for it only after the GOING notifiers).  A gone
+ * site leaves the address hash, and an int3 that no site owns is not
+ * ours to handle, so put the original bytes back (undoing any jump
+ * first) before the sites turn gone.  The text is still there: it is
+ * freed after the notifiers.
  * Context: kprobe_mutex held.
  */
-static void restore_init_text(struct module *mod)
+static void restore_text(struct module *mod, bool going)
 {
 	struct kprobe_site *site;
+	unsigned long addr;
 	bool any = false;
 
 	list_for_each_entry(site, &kprobe_sites, all) {
-		if (site->gone ||
-		    !within_module_init((unsigned long)site->addr, mod))
+		addr = (unsigned long)site->addr;
+		if (site->gone || !(going ? within_module(addr, mod) :
+					    within_module_init(addr, mod)))
 			continue;
 		kprobe_site_set_armed(site, false);
 		kprobe_site_update_opt(site);
@@ -144,8 +149,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	mutex_lock(&kprobe_mutex);
 	if (going)
 		forget_forbidden_text(mod);
-	else
-		restore_init_text(mod);
+	restore_text(mod, going);
 	list_for_each_entry(site, &kprobe_sites, all) {
 		addr = (unsigned long)site->addr;
 		if (site->gone)
