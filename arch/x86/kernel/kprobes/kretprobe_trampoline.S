@@ -13,6 +13,7 @@
 #include <linux/linkage.h>
 #include <linux/objtool.h>
 #include <asm/asm.h>
+#include <asm/frame.h>
 #include <asm/nospec-branch.h>
 #include <asm/segment.h>
 #include <asm/unwind_hints.h>
@@ -37,6 +38,12 @@ SYM_CODE_START(__kretprobe_trampoline)
 	pushq	$__kretprobe_trampoline	/* ip */
 	pushq	$-1			/* orig_ax */
 	KPROBE_PUSH_GPRS
+	/*
+	 * With frame pointers, %rbp names the regs (encoded): the frame
+	 * unwinder then takes the return from them and goes on from the
+	 * caller's %rbp, instead of leaving the caller out.
+	 */
+	ENCODE_FRAME_POINTER
 
 	/* sp as the caller will have it: above the return-address slot. */
 	leaq	22*8(%rsp), %rax

@@ -11,8 +11,10 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/hw_breakpoint.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/stacktrace.h>
 #include <asm/insn.h>
 #include <asm/nops.h>
 #include <asm/text-patching.h>
@@ -286,6 +288,51 @@ static void kretprobe_replaces_return_value(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen.ret, 1);
 	unregister_kretprobe(&rp);
 	KUNIT_EXPECT_EQ(test, kxp_mix_fn(5, 9), mix_5_9);
+}
+
+/*
+ * A stack trace taken in a return handler goes on from the probed
+ * function's caller: the trampoline's pt_regs hold the real return
+ * address by then, and with frame pointers %rbp/%ebp must lead the
+ * unwinder to them (or to a frame of the trampoline's own), not past
+ * the caller.
+ */
+#define KXP_TRACE_MAX	32
+static unsigned long kxp_trace[KXP_TRACE_MAX];
+static unsigned int kxp_trace_len;
+
+static int trace_on_return(struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	seen.ret++;
+	kxp_trace_len = stack_trace_save(kxp_trace, KXP_TRACE_MAX, 0);
+	return 0;
+}
+
+static noinline void return_handler_trace_shows_caller(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kxp_mix,
+		.handler = trace_on_return,
+	};
+	unsigned long size, offset, me = (unsigned long)_THIS_IP_;
+	unsigned int i;
+	bool found = false;
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset(me, &size, &offset));
+	me -= offset;
+	kxp_trace_len = 0;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kxp_mix_fn(5, 9), mix_5_9);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, seen.ret, 1);
+	for (i = 0; i < kxp_trace_len; i++)
+		if (kxp_trace[i] - me < size)
+			found = true;
+	KUNIT_EXPECT_TRUE(test, found);
+	if (!found)
+		for (i = 0; i < kxp_trace_len; i++)
+			kunit_info(test, "trace: %pS\n", (void *)kxp_trace[i]);
 }
 
 long kxp_zf_caller(void);
@@ -643,6 +690,7 @@ static struct kunit_case kxp_cases[] = {
 	KUNIT_CASE(kretprobe_sees_return_value),
 	KUNIT_CASE(kretprobe_replaces_return_value),
 	KUNIT_CASE(kretprobe_gives_back_flags),
+	KUNIT_CASE(return_handler_trace_shows_caller),
 	KUNIT_CASE(trampoline_in_slot_is_explained),
 	KUNIT_CASE(jprobe_sees_stack_arguments),
 	KUNIT_CASE(indirect_call_through_memory),

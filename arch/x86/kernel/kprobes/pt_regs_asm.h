@@ -80,10 +80,17 @@
 
 #else /* !__ASSEMBLY__ */
 
+#include <asm/frame.h>
+
 /*
  * The same for asm() in C, below the hardware frame's flags, sp and ss:
  * cs, ip and orig_ax are not saved.  The rethook trampoline
  * (arch/x86/kernel/rethook.c) saves and restores a pt_regs with these.
+ * With frame pointers, the save ends by pointing %rbp/%ebp at the
+ * pt_regs, encoded as the frame unwinder expects (<asm/frame.h>): a
+ * stack trace taken in a handler then reads the probed function's return
+ * from the regs instead of skipping its caller.  The restore pops the
+ * real %rbp/%ebp back.
  */
 #ifdef CONFIG_X86_64
 #define KPROBE_SAVE_PT_REGS_STRING					\
@@ -92,7 +99,8 @@
 	"	pushq %rcx\n	pushq %rax\n	pushq %r8\n"		\
 	"	pushq %r9\n	pushq %r10\n	pushq %r11\n"		\
 	"	pushq %rbx\n	pushq %rbp\n	pushq %r12\n"		\
-	"	pushq %r13\n	pushq %r14\n	pushq %r15\n"
+	"	pushq %r13\n	pushq %r14\n	pushq %r15\n"		\
+	ENCODE_FRAME_POINTER
 
 #define KPROBE_RESTORE_PT_REGS_STRING					\
 	"	popq %r15\n	popq %r14\n	popq %r13\n"		\
@@ -107,7 +115,8 @@
 	"	pushl %gs\n	pushl %fs\n	pushl %es\n"		\
 	"	pushl %ds\n	pushl %eax\n	pushl %ebp\n"		\
 	"	pushl %edi\n	pushl %esi\n	pushl %edx\n"		\
-	"	pushl %ecx\n	pushl %ebx\n"
+	"	pushl %ecx\n	pushl %ebx\n"				\
+	ENCODE_FRAME_POINTER
 
 /* Segments, orig_ax, ip and cs: 7 words skipped. */
 #define KPROBE_RESTORE_PT_REGS_STRING					\
