@@ -4,13 +4,22 @@
 # Install what the harness needs from Debian's archive: the pinned base
 # kernel source and the build and boot tools.  Does nothing when all of it
 # is already present, so every make target can call it.
+#
+# QEMU (x86, and arm for make arch-check) comes from Debian's
+# bookworm-backports suite (10.x), which setup adds to apt's sources when
+# it is not there.  Debian 12's own 7.2 leaves a vector in service that
+# the guest never saw: under -icount the test kernel's KUnit stalled on
+# CPU 1 with the reschedule IPI (253) in ISR and its timer behind it in
+# IRR; the same kernel and command booted and passed under 10.0.2.
 set -euo pipefail
 
 PIN=${KPROBES_BASE_VERSION:-6.12.117-1~deb12u1}
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 TOOLS="gcc make flex bison bc libelf-dev libssl-dev cpio dwarves python3 rsync
-       kmod qemu-system-x86 busybox-static bash-static xz-utils git
+       kmod busybox-static bash-static xz-utils git
        linux-perf bpftrace libc6-dev"
+QEMU_PKGS="qemu-system-x86 qemu-system-arm"
+QEMU_MIN=1:10
 
 missing=()
 for p in $TOOLS; do
@@ -18,12 +27,22 @@ for p in $TOOLS; do
 		missing+=("$p")
 done
 [ -f "$TARBALL" ] || missing+=(linux-source-6.12)
-[ ${#missing[@]} -eq 0 ] && exit 0
+qemu_old=()
+for p in $QEMU_PKGS; do
+	v=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null) &&
+		dpkg --compare-versions "$v" ge "$QEMU_MIN" || qemu_old+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && [ ${#qemu_old[@]} -eq 0 ] && exit 0
 
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
-echo "setup: installing ${missing[*]}"
+echo "setup: installing ${missing[*]} ${qemu_old[*]}"
+if [ ${#qemu_old[@]} -gt 0 ] &&
+   ! grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	echo "deb http://deb.debian.org/debian bookworm-backports main" |
+		$SUDO tee /etc/apt/sources.list.d/kprobes-backports.list > /dev/null
+fi
 $SUDO apt-get update -qq
 pkgs=()
 for p in "${missing[@]}"; do
@@ -39,4 +58,10 @@ for p in "${missing[@]}"; do
 	fi
 	pkgs+=("$p")
 done
-$SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+[ ${#pkgs[@]} -eq 0 ] ||
+	$SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+if [ ${#qemu_old[@]} -gt 0 ]; then
+	# Both at once: they share qemu-system-common, one version for all.
+	$SUDO apt-get install -y -qq --no-install-recommends \
+		-t bookworm-backports $QEMU_PKGS > /dev/null
+fi
