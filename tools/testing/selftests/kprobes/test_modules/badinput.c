@@ -676,7 +676,7 @@ static const struct bad_case {
 	CASE(bl_jprobe_return, -EINVAL, "blacklist: jprobe_return")
 	CASE(bl_kretprobe_trampoline, -EINVAL, "blacklist: the kretprobe trampoline")
 	CASE(bl_module, -EINVAL, "blacklist: a module's NOKPROBE_SYMBOL")
-	CASE(bl_padding, -EINVAL, "the padding before a function (__pfx_vfs_read+0..15, __cfi_vfs_read)")
+	CASE(bl_padding, -EINVAL, "a function's padding (__pfx_vfs_read+0..15, __cfi_vfs_read)")
 	CASE(twice, -EINVAL, "a kprobe registered twice")
 	CASE(twice_with_offset, -EINVAL, "a kprobe by addr and offset registered twice")
 	CASE(two_batches, -EINVAL, "a kprobe in two batches")

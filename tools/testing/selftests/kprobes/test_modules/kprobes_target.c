@@ -152,6 +152,7 @@ noinline int kprobes_target_nokprobe(int x)
 {
 	return x - 5;
 }
+
 NOKPROBE_SYMBOL(kprobes_target_nokprobe);
 
 noinline int __kprobes kprobes_target_kprobes_text(int x);
