@@ -162,7 +162,8 @@ static bool within_listed_text(unsigned long addr)
  * only; the name is what ties the pieces to it.  Where several static
  * functions share the name f, the one kallsyms finds first decides (a
  * walk over all of them may sleep, and kgdb asks with interrupts off).
- * Only the kernel image's pieces: the listed ranges are its own.
+ * kallsyms_lookup_name() finds a module's f too, whose own rules then
+ * decide (kprobe_module_text_forbidden()).
  */
 static bool is_listed_function_piece(char *name)
 {
@@ -174,7 +175,8 @@ static bool is_listed_function_piece(char *name)
 		return false;
 	*dot = '\0';
 	whole = kallsyms_lookup_name(name);
-	return whole && within_listed_text(whole);
+	return whole && (within_listed_text(whole) ||
+			 kprobe_module_text_forbidden(whole));
 }
 
 /*
@@ -212,36 +214,32 @@ bool within_kprobe_blacklist(unsigned long addr)
 EXPORT_SYMBOL_GPL(within_kprobe_blacklist);
 
 /**
- * kprobe_refuses_core_text() - may no probe go at @addr of the kernel image
- * @addr: a core kernel text address
+ * kprobe_refused_by_name() - do @addr's symbol's name rule out a probe
+ * @addr: a kernel or module text address
  *
- * The blacklist, and the padding in front of a function, with one lookup
- * of the symbol's name.
+ * The padding in front of a function, and the pieces of a function that
+ * is never probed, with one lookup of the name.
  *
  * Return: true when a probe at @addr must be refused.
  */
-bool kprobe_refuses_core_text(unsigned long addr)
+bool kprobe_refused_by_name(unsigned long addr)
 {
 	char name[KSYM_NAME_LEN];
 
-	if (within_listed_text(addr))
-		return true;
 	if (lookup_symbol_name(addr, name))
 		return false;
 	return is_padding_symbol(name) || is_listed_function_piece(name);
 }
 
 /**
- * kprobe_in_padding() - is @addr in the padding in front of a function
- * @addr: a kernel or module text address
+ * kprobe_refuses_core_text() - may no probe go at @addr of the kernel image
+ * @addr: a core kernel text address
  *
- * Return: true for __pfx_ and __cfi_ symbols.
+ * Return: true when a probe at @addr must be refused.
  */
-bool kprobe_in_padding(unsigned long addr)
+bool kprobe_refuses_core_text(unsigned long addr)
 {
-	char name[KSYM_NAME_LEN];
-
-	return !lookup_symbol_name(addr, name) && is_padding_symbol(name);
+	return within_listed_text(addr) || kprobe_refused_by_name(addr);
 }
 
 /* For debugfs: every range, start-end and what it is. */

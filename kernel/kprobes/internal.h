@@ -78,7 +78,7 @@ void kprobe_site_gone(struct kprobe_site *site);
 struct module;
 struct seq_file;
 bool kprobe_refuses_core_text(unsigned long addr);	/* blacklist.c */
-bool kprobe_in_padding(unsigned long addr);
+bool kprobe_refused_by_name(unsigned long addr);
 #ifdef CONFIG_MODULES
 int kprobe_check_module_place(unsigned long addr, struct module **modp);
 bool kprobe_module_text_forbidden(unsigned long addr);

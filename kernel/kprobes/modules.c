@@ -178,20 +178,25 @@ static bool within_area(unsigned long addr, void *start, unsigned int size)
  * Text of @mod no probe may go into: its own .kprobes.text, its noinstr
  * text (which may run where a trap is not survivable: kvm_amd's
  * __svm_vcpu_run runs on the guest's GSBASE), and its NOKPROBE_SYMBOL()
- * functions.  Takes no lock.
+ * functions (an entry names its function's first byte, or a byte of it).
+ * Takes no lock, and looks @addr's function up once, whatever the number
+ * of entries: kgdb may ask on its exception stack.
  */
 static bool module_text_forbidden(struct module *mod, unsigned long addr)
 {
-	unsigned long *entry, size, offset;
+	unsigned long *entry, size, offset, start;
 	unsigned int i;
 
 	if (within_area(addr, mod->kprobes_text_start, mod->kprobes_text_size) ||
 	    within_area(addr, mod->noinstr_text_start, mod->noinstr_text_size))
 		return true;
+	if (!mod->num_kprobe_blacklist ||
+	    !kallsyms_lookup_size_offset(addr, &size, &offset))
+		return false;
+	start = addr - offset;
 	for (i = 0, entry = mod->kprobe_blacklist;
 	     i < mod->num_kprobe_blacklist; i++, entry++)
-		if (kallsyms_lookup_size_offset(*entry, &size, &offset) &&
-		    addr - (*entry - offset) < size)
+		if (*entry - start < size)
 			return true;
 	return false;
 }
@@ -242,7 +247,7 @@ int kprobe_check_module_place(unsigned long addr, struct module **modp)
 	if (ret)
 		return ret;
 
-	if (module_text_forbidden(mod, addr) || kprobe_in_padding(addr))
+	if (module_text_forbidden(mod, addr) || kprobe_refused_by_name(addr))
 		ret = -EINVAL;
 	else if (within_module_init(addr, mod) &&
 		 READ_ONCE(mod->state) != MODULE_STATE_COMING)

@@ -9,6 +9,10 @@
  *             nothing) and what it tries
  *   run       write a case's number: the case runs, and reading gives
  *             "<errno returned> <text: same|CHANGED> <registered: 0|N>"
+ *   unregfail (kernels with probes at ftrace locations and fault
+ *             injection) write 1: a jprobe at kbi_func()'s entry is
+ *             unregistered with its n-th allocation failing, n = 1, 2, ...;
+ *             reading gives the counts (see run_unregfail())
  *   failnth   write a scenario's number (read: the list of scenarios):
  *             the registration runs again and again, the n-th allocation
  *             of this task failing (current->fail_nth, with failslab and
@@ -20,6 +24,7 @@
  * registered (enable_kprobe() is -EINVAL for a probe that is not).
  */
 #include <linux/debugfs.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -32,7 +37,7 @@
 /* badinput_targets.S */
 unsigned long kbi_insn(unsigned long x);
 unsigned long kbi_many(unsigned long x);
-extern const unsigned long kbi_body[2], kbi_len[2];
+extern const unsigned long kbi_body[2], kbi_len[2], kbi_piece;
 #define INSN_AT(off)	((kprobe_opcode_t *)((unsigned long)kbi_insn + kbi_body[0] + (off)))
 #define MANY_AT(i)	((kprobe_opcode_t *)((unsigned long)kbi_many + kbi_body[1] + 3 + 4 * (i)))
 #define MANY		48
@@ -42,6 +47,14 @@ static noinline unsigned long kbi_func(unsigned long x)
 {
 	asm volatile("" : "+r" (x));
 	return x * 3 + 1;
+}
+
+/* Another, for a second jprobe at an entry (run_unregfail()). */
+noinline unsigned long kbi_func2(unsigned long x);
+noinline unsigned long kbi_func2(unsigned long x)
+{
+	asm volatile("" : "+r" (x));
+	return x * 5 + 2;
 }
 
 /* Places that are no text. */
@@ -360,6 +373,11 @@ static int bl_module(void)
 	return kprobe_at((kprobe_opcode_t *)kbi_forbidden);
 }
 
+static int bl_module_piece(void)
+{
+	return kprobe_at((kprobe_opcode_t *)kbi_piece);
+}
+
 /*
  * The padding in front of a function (__pfx_<f> with CALL_PADDING,
  * __cfi_<f> with kCFI): the call depth accounting thunk or the CFI hash
@@ -676,6 +694,7 @@ static const struct bad_case {
 	CASE(bl_jprobe_return, -EINVAL, "blacklist: jprobe_return")
 	CASE(bl_kretprobe_trampoline, -EINVAL, "blacklist: the kretprobe trampoline")
 	CASE(bl_module, -EINVAL, "blacklist: a module's NOKPROBE_SYMBOL")
+	CASE(bl_module_piece, -EINVAL, "blacklist: a piece of a module's NOKPROBE_SYMBOL (f.part.0)")
 	CASE(bl_padding, -EINVAL, "a function's padding (__pfx_vfs_read+0..15, __cfi_vfs_read)")
 	CASE(twice, -EINVAL, "a kprobe registered twice")
 	CASE(twice_with_offset, -EINVAL, "a kprobe by addr and offset registered twice")
@@ -945,6 +964,97 @@ static ssize_t failnth_write(struct file *f, const char __user *buf,
 	return number_write(f, buf, len, ppos, true);
 }
 
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_FAULT_INJECTION)
+/* What a livepatch asks of ftrace for a function: IPMODIFY there. */
+static void kbi_ipmodify_func(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops kbi_ipmodify_ops = {
+	.func	= kbi_ipmodify_func,
+	.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+/* May an IPMODIFY ops of another user go on @ip?  0 or ftrace's errno. */
+static int ipmodify_free(unsigned long ip)
+{
+	int ret = ftrace_set_filter_ip(&kbi_ipmodify_ops, ip, 0, 1);
+
+	if (ret)
+		return ret;
+	ret = register_ftrace_function(&kbi_ipmodify_ops);
+	if (!ret)
+		unregister_ftrace_function(&kbi_ipmodify_ops);
+	ftrace_set_filter_ip(&kbi_ipmodify_ops, ip, 1, 1);
+	return ret;
+}
+
+/*
+ * A jprobe at kbi_func()'s entry goes through ftrace's IPMODIFY filter of
+ * Kprobes.  It is unregistered with the n-th allocation of the call
+ * failing, n = 1, 2, ... until a run sees none fail; then a jprobe comes
+ * to kbi_func2(), which brings that ops back, and kbi_func() must be free
+ * for another IPMODIFY user (a livepatch): no address ftrace kept in the
+ * filter may come back with the ops.  Counts:
+ * points   allocations reached
+ * wrong    runs after which kbi_func() was not free, or a jprobe failed
+ */
+static void run_unregfail(void)
+{
+	int n, ret, wrong = 0, first_wrong = 0, first_err = 0;
+	unsigned long ip;
+	bool injected;
+
+	for (n = 1; n < 5000; n++) {
+		reset_probes();
+		jp[0].kp.symbol_name = "kbi_func";
+		jp[0].entry = jentry;
+		jp[1].kp.symbol_name = "kbi_func2";
+		jp[1].entry = jentry;
+		ret = register_jprobe(&jp[0]);
+		if (ret || !kprobe_ftrace(&jp[0].kp)) {
+			snprintf(result, sizeof(result), "setup failed: %d\n", ret);
+			if (!ret)
+				unregister_jprobe(&jp[0]);
+			return;
+		}
+		ip = (unsigned long)jp[0].kp.addr;
+		set_fail_nth(n);
+		unregister_jprobe(&jp[0]);
+		injected = !set_fail_nth(0);
+		ret = register_jprobe(&jp[1]);
+		if (!ret)
+			ret = ipmodify_free(ip);
+		if (ret) {
+			wrong++;
+			first_wrong = first_wrong ?: n;
+			first_err = first_err ?: ret;
+		}
+		unregister_jprobe(&jp[1]);
+		if (!injected)
+			break;
+	}
+	reset_probes();
+	snprintf(result, sizeof(result),
+		 "points=%d wrong=%d first_wrong=%d first_err=%d\n", n, wrong,
+		 first_wrong, first_err);
+}
+
+static ssize_t unregfail_write(struct file *f, const char __user *buf,
+			       size_t len, loff_t *ppos)
+{
+	mutex_lock(&kbi_lock);
+	run_unregfail();
+	mutex_unlock(&kbi_lock);
+	return len;
+}
+
+static const struct file_operations unregfail_fops = {
+	.read = result_read, .write = unregfail_write,
+};
+#endif
+
 static const struct file_operations cases_fops = { .read = cases_read };
 
 static const struct file_operations run_fops = {
@@ -965,6 +1075,9 @@ static int __init badinput_init(void)
 	debugfs_create_file("cases", 0400, dir, NULL, &cases_fops);
 	debugfs_create_file("run", 0600, dir, NULL, &run_fops);
 	debugfs_create_file("failnth", 0600, dir, NULL, &failnth_fops);
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_FAULT_INJECTION)
+	debugfs_create_file("unregfail", 0600, dir, NULL, &unregfail_fops);
+#endif
 	debugfs_create_file("result", 0400, dir, NULL, &result_fops);
 	return 0;
 }
