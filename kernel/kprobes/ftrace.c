@@ -75,9 +75,21 @@ void kprobe_ftrace_kill(void)
  *             ops per function, so a livepatch and a jprobe on the same
  *             function refuse each other with -EBUSY.
  */
+/*
+ * Addresses ftrace would not take out of a filter (it could not allocate
+ * its new hash): still in the filter though no site wants them, so that
+ * the ops is called there for nothing, and an IPMODIFY ops keeps a
+ * livepatch out of the function.  Taken out again before the filter's
+ * next change (filter_retry_stale()).  A handful is plenty: each one needs
+ * an allocation to fail.
+ */
+#define FTRACE_STALE_MAX	16
+
 static struct ftrace_user {
 	struct ftrace_ops	ops;
-	unsigned int		armed;	/* addresses in its filter; kprobe_mutex */
+	unsigned int		armed;	/* sites' addresses in its filter; kprobe_mutex */
+	unsigned int		nr_stale;
+	unsigned long		stale[FTRACE_STALE_MAX];
 	u8			in;	/* its KPROBE_FTRACE_IN_* bit */
 } ftrace_users[2] = {
 	{
@@ -97,40 +109,115 @@ static struct ftrace_user *wanted(struct kprobe_site *site)
 	return &ftrace_users[site->ftrace_ipmodify];
 }
 
+/*
+ * Take @ip out of @kf's filter alone.  -ENOENT: it is not in it; -EINVAL:
+ * it is no ftrace location any more (its text went, and ftrace dropped it
+ * from every filter with its record).  Anything else leaves it in: it is
+ * remembered as stale.  Return: whether it is out.
+ */
+static bool filter_remove_one(struct ftrace_user *kf, unsigned long ip)
+{
+	int ret = ftrace_set_filter_ips(&kf->ops, &ip, 1, 1, 0);
+
+	/* ftrace_kill(): nothing is traced any more, nothing to keep. */
+	if (!ret || ret == -ENOENT || ret == -EINVAL ||
+	    READ_ONCE(kprobe_ftrace_disabled))
+		return true;
+	if (kf->nr_stale < FTRACE_STALE_MAX)
+		kf->stale[kf->nr_stale++] = ip;
+	else
+		pr_warn_once("kprobes: ftrace kept %pS in a filter of ours (%d)\n",
+			     (void *)ip, ret);
+	return false;
+}
+
+/* Try the stale addresses again; each that stays is stale again. */
+static void filter_retry_stale(struct ftrace_user *kf)
+{
+	unsigned long stale[FTRACE_STALE_MAX];
+	unsigned int i, n = kf->nr_stale;
+
+	memcpy(stale, kf->stale, n * sizeof(*stale));
+	kf->nr_stale = 0;
+	for (i = 0; i < n; i++)
+		filter_remove_one(kf, stale[i]);
+}
+
+/* A site wants @ip in the filter again: it is no longer stale. */
+static void filter_forget_stale(struct ftrace_user *kf, unsigned long ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < kf->nr_stale; i++) {
+		if (kf->stale[i] == ip) {
+			kf->stale[i] = kf->stale[--kf->nr_stale];
+			return;
+		}
+	}
+}
+
+/*
+ * Take @n addresses out of @kf's filter.  ftrace takes a vector all or
+ * nothing; when it refuses one, each is taken out alone, so that one it
+ * keeps does not keep the others in.  ->armed counts the sites' addresses
+ * only: those that stay are stale (filter_remove_one()).
+ */
+static void filter_remove_now(struct ftrace_user *kf, unsigned long *ips,
+			      unsigned int n)
+{
+	unsigned int i;
+
+	if (!ftrace_set_filter_ips(&kf->ops, ips, n, 1, 0))
+		return;
+	for (i = 0; i < n; i++)
+		filter_remove_one(kf, ips[i]);
+}
+
 /* Add @n addresses to @kf's filter; the ops is registered around it. */
 static int filter_add(struct ftrace_user *kf, unsigned long *ips,
 		      unsigned int n)
 {
+	unsigned int i;
 	int ret;
 
+	/* Before the ops may be registered again with them in its filter. */
+	if (kf->nr_stale)
+		filter_retry_stale(kf);
 	ret = ftrace_set_filter_ips(&kf->ops, ips, n, 0, 0);
 	if (ret)
 		return ret;
 	if (!kf->armed) {
 		ret = register_ftrace_function(&kf->ops);
 		if (ret) {
-			ftrace_set_filter_ips(&kf->ops, ips, n, 1, 0);
+			filter_remove_now(kf, ips, n);
 			return ret;
 		}
 	}
+	for (i = 0; kf->nr_stale && i < n; i++)
+		filter_forget_stale(kf, ips[i]);
 	kf->armed += n;
 	return 0;
 }
 
-/* Take @n addresses out of @kf's filter; they count as gone whatever ftrace says. */
+/* Take @n sites' addresses out of @kf's filter. */
 static void filter_remove(struct ftrace_user *kf, unsigned long *ips,
 			  unsigned int n)
 {
 	int ret;
 
-	/* Never leave the ops registered with an empty filter. */
+	/*
+	 * Never leave the ops registered with an empty filter.  With stale
+	 * addresses left in it, it stays unregistered until a site comes.
+	 */
 	if (kf->armed == n) {
 		ret = unregister_ftrace_function(&kf->ops);
 		/* ftrace_kill() makes every ftrace call fail: nothing to warn. */
 		WARN_ON_ONCE(ret && !READ_ONCE(kprobe_ftrace_disabled));
 	}
-	ftrace_set_filter_ips(&kf->ops, ips, n, 1, 0);
 	kf->armed -= n;
+	if (kf->nr_stale)
+		filter_retry_stale(kf);
+	filter_remove_now(kf, ips, n);
 }
 
 /* Should @site be in @kf now, and is it? */

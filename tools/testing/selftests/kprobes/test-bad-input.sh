@@ -9,8 +9,10 @@
 # allocation of a registration fails in turn (/proc/<pid>/fail-nth's
 # mechanism, with failslab and fail_page_alloc), and each failed call
 # must return -ENOMEM with nothing left behind, on kernels with fault
-# injection.  On a kernel with kmemleak, nothing allocated by Kprobes may
-# leak from any of it.
+# injection; and where probes go through ftrace, a jprobe unregistered
+# while its allocations fail in turn must leave no address of its in
+# ftrace's IPMODIFY filter (kprobes_badinput's unregfail).  On a kernel
+# with kmemleak, nothing allocated by Kprobes may leak from any of it.
 
 . "$(dirname "$0")/functions.sh"
 
@@ -21,9 +23,13 @@ ktap_print_header
 insmod "$MODDIR/kprobes_badinput.ko" || { ktap_set_plan 1; ktap_test_fail "kprobes_badinput loads"; ktap_finished; }
 ncases=$(wc -l < $BI/cases)
 nscen=$(wc -l < $BI/failnth)
+FS=/sys/kernel/debug/failslab
+FP=/sys/kernel/debug/fail_page_alloc
+unreg=0
+[ -e $BI/unregfail ] && [ -d $FS ] && [ -d $FP ] && unreg=1
 # Control files: 7 bad writes each to enabled and the sysctl, 6 non-root.
 KML=/sys/kernel/debug/kmemleak
-ktap_set_plan $((ncases + 14 + 6 + nscen + 2 + $([ -e $KML ] && echo 1 || echo 0)))
+ktap_set_plan $((ncases + 14 + 6 + nscen + unreg + 2 + $([ -e $KML ] && echo 1 || echo 0)))
 clear_log
 
 # errno names of the values the cases expect
@@ -106,8 +112,6 @@ check "non-root cannot write the sysctl, and nothing changed" \
 	sh -c "! su -s /bin/sh nobody -c 'echo 0 > $SYSCTL' 2>/dev/null && [ '$before' = \"\$(cat $DEBUGFS/list $DEBUGFS/enabled $SYSCTL)\" ]"
 
 # 4. Allocation failure, every allocation of each scenario in turn.
-FS=/sys/kernel/debug/failslab
-FP=/sys/kernel/debug/fail_page_alloc
 if [ -d $FS ] && [ -d $FP ]; then
 	for d in $FS $FP; do
 		echo 0 > $d/ignore-gfp-wait
@@ -122,6 +126,13 @@ if [ -d $FS ] && [ -d $FP ]; then
 			sh -c "echo '$res' | grep -q ' wrong=0 ' && echo '$res' | grep -q 'works_after=1' &&
 			       ! echo '$res' | grep -q ' failed=0 '"
 	done < $BI/failnth
+	if [ $unreg = 1 ]; then
+		echo 1 > $BI/unregfail
+		res=$(cat $BI/unregfail)
+		echo "# unregister_jprobe() at an ftrace entry: $res"
+		check "allocation failure in unregister_jprobe() at an ftrace entry: the function is free for a livepatch after" \
+			sh -c "echo '$res' | grep -q ' wrong=0 '"
+	fi
 	for d in $FS $FP; do
 		echo 1 > $d/ignore-gfp-wait
 	done
