@@ -353,17 +353,8 @@ unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
 unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 				      struct llist_node **cur)
 {
-	struct llist_node *node;
-	struct kretprobe_instance *ri;
-
-	/*
-	 * Another task's instances change under us while it runs (on
-	 * another CPU): its list is only read while it cannot, or by itself.
-	 */
-	if (tsk != current && task_is_running(tsk))
-		return 0;
-	node = *cur ? *cur : tsk->kretprobe_instances.first;
-	ri = find_real_return(node, fp);
+	struct llist_node *node = *cur ? *cur : tsk->kretprobe_instances.first;
+	struct kretprobe_instance *ri = find_real_return(node, fp);
 
 	if (!ri)
 		return 0;
