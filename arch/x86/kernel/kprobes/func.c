@@ -30,13 +30,19 @@
  * ftrace write instructions of the lengths they replace).  The function
  * is decoded under text_mutex, so that none of them is half-written
  * meanwhile (an int3 of theirs would read as a one-byte instruction), and
- * a jump label's target counts whether its key is on or off now.
+ * a jump label's target counts whether its key is on or off now.  kgdb
+ * writes its breakpoints without text_mutex, and keeps them for as long
+ * as the debugger wants: the decode stops at one (what it hides cannot be
+ * read, so a probe there or behind it is refused, as upstream does), and
+ * the record is not cached, so that the function is decoded afresh once
+ * the breakpoint has gone.
  *
  * Everything here runs under kprobe_mutex, which guards the records.
  */
 #include <linux/extable.h>
 #include <linux/hashtable.h>
 #include <linux/kallsyms.h>
+#include <linux/kgdb.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/slab.h>
@@ -46,6 +52,17 @@
 
 #include "decode.h"
 
+/* Is the int3 at @addr one of kgdb's, over the first byte of an instruction? */
+static bool kgdb_int3(unsigned long addr, struct insn *insn)
+{
+#ifdef CONFIG_KGDB
+	return insn->opcode.bytes[0] == INT3_INSN_OPCODE &&
+	       kgdb_has_hit_break(addr);
+#else
+	return false;
+#endif
+}
+
 struct kprobe_func {
 	struct hlist_node node;		/* in func_hash */
 	struct list_head idle;		/* in func_idle while ->users == 0 */
@@ -53,6 +70,7 @@ struct kprobe_func {
 	unsigned int	size;		/* its length, from kallsyms */
 	unsigned int	decoded;	/* bytes decoded: all but an undecodable tail */
 	unsigned int	users;		/* preparations holding the record */
+	bool		uncached;	/* read with a breakpoint of kgdb's in it */
 	int		no_jump;	/* 0, or why no region may take a jump */
 	unsigned int	nr_targets;
 	u32		*targets;	/* sorted offsets, into the same block */
@@ -165,12 +183,13 @@ static struct func_scratch *scratch_alloc(unsigned long size)
 /*
  * Decode the function at @start into the scratch room: boundaries, the
  * targets that land inside it (at most one per byte), whether a jump is
- * ruled out (undecodable text counts only when nothing else did).
+ * ruled out (undecodable text counts only when nothing else did), and
+ * whether kgdb's breakpoint stopped the decode (*@kgdb).
  * Return: the bytes decoded.
  */
 static unsigned long func_decode(struct func_scratch *sc, unsigned long start,
 				 unsigned long size, unsigned int *nr_targets,
-				 int *no_jump)
+				 int *no_jump, bool *kgdb)
 {
 	unsigned long cur = start, end = start + size, to;
 	unsigned int int3s = 0;
@@ -180,9 +199,15 @@ static unsigned long func_decode(struct func_scratch *sc, unsigned long start,
 	bitmap_zero(sc->bounds, size);
 	*nr_targets = 0;
 	*no_jump = 0;
+	*kgdb = false;
 	for (; cur < end; cur += insn.length) {
 		if (kprobe_decode_original(cur, &insn, buf)) {
 			*no_jump = *no_jump ?: -EILSEQ;
+			break;
+		}
+		if (kgdb_int3(cur, &insn)) {
+			*no_jump = *no_jump ?: -EILSEQ;
+			*kgdb = true;
 			break;
 		}
 		__set_bit(cur - start, sc->bounds);
@@ -245,6 +270,7 @@ struct kprobe_func *kprobe_func_get(unsigned long addr)
 	struct func_scratch *sc;
 	unsigned int nr;
 	struct kprobe_func *f;
+	bool kgdb;
 	int no_jump;
 
 	if (!kallsyms_lookup_size_offset(addr, &size, &offset) || !size ||
@@ -266,7 +292,7 @@ struct kprobe_func *kprobe_func_get(unsigned long addr)
 	if (!sc)
 		return ERR_PTR(-ENOMEM);
 	mutex_lock(&text_mutex);
-	decoded = func_decode(sc, addr - offset, size, &nr, &no_jump);
+	decoded = func_decode(sc, addr - offset, size, &nr, &no_jump, &kgdb);
 	mutex_unlock(&text_mutex);
 	/* Not under text_mutex: jump_label_lock() nests outside it. */
 	nr = add_label_targets(sc, addr - offset, size, nr);
@@ -284,6 +310,7 @@ struct kprobe_func *kprobe_func_get(unsigned long addr)
 	f->size = size;
 	f->decoded = decoded;
 	f->users = 1;
+	f->uncached = kgdb;
 	f->no_jump = no_jump;
 	f->nr_targets = nr;
 	memcpy(f->bounds, sc->bounds, words * sizeof(long));
@@ -307,12 +334,17 @@ static void func_free(struct kprobe_func *f)
  * @f: the record, or NULL
  *
  * The record stays cached, the oldest idle one goes when there are too
- * many.  Context: kprobe_mutex held.
+ * many; one read with kgdb's breakpoint in it goes at once.  Context: kprobe_mutex held.
  */
 void kprobe_func_put(struct kprobe_func *f)
 {
 	if (!f || --f->users)
 		return;
+	if (f->uncached) {
+		hash_del(&f->node);
+		kvfree(f);
+		return;
+	}
 	list_add_tail(&f->idle, &func_idle);
 	if (++nr_idle > FUNC_IDLE_MAX)
 		func_free(list_first_entry(&func_idle, struct kprobe_func, idle));

@@ -13,6 +13,7 @@
 #include <linux/kthread.h>
 #include <linux/ptrace.h>
 #include <linux/vmalloc.h>
+#include <asm/text-patching.h>
 #include <asm/trapnr.h>
 
 #include "decode.h"
@@ -871,6 +872,62 @@ static void cross_cpu_arm_disarm(struct kunit *test)
 		   atomic_read(&stress_hits), cpu);
 }
 
+/*
+ * kgdb's breakpoint on the first byte of a five-byte mov reads as an int3
+ * followed by four nops.  A function decoded while it is there must not
+ * learn boundaries inside the mov, nor keep them once kgdb takes the
+ * int3 away: a probe inside the mov is refused (-EILSEQ) with the int3
+ * there and after, and one on the next instruction is taken after.
+ */
+#ifdef CONFIG_KGDB
+/* kgdb's own table (kernel/debug/debug_core.h), as its "Z0" packet sets it. */
+int dbg_set_sw_break(unsigned long addr);
+int dbg_remove_sw_break(unsigned long addr);
+int dbg_activate_sw_breakpoints(void);
+int dbg_deactivate_sw_breakpoints(void);
+
+static int probe_once(struct kprobe *kp, unsigned long addr)
+{
+	int ret;
+
+	kp_at(kp, (kprobe_opcode_t *)addr);
+	ret = register_kprobe(kp);
+	if (!ret)
+		unregister_kprobe(kp);
+	return ret;
+}
+#endif
+
+static void kgdb_int3_is_not_decoded(struct kunit *test)
+{
+#ifdef CONFIG_KGDB
+	unsigned long mov = (unsigned long)POINT(KPT_KGDB);
+	struct kprobe kp;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, *(u8 *)mov, 0xb8);
+	KUNIT_ASSERT_EQ(test, dbg_set_sw_break(mov), 0);
+	ret = dbg_activate_sw_breakpoints();
+	if (ret || *(u8 *)mov != INT3_INSN_OPCODE) {
+		dbg_deactivate_sw_breakpoints();
+		dbg_remove_sw_break(mov);
+		KUNIT_FAIL(test, "kgdb's breakpoint did not go in: %d", ret);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, probe_once(&kp, mov + 1), -EILSEQ);
+	KUNIT_EXPECT_EQ(test, probe_once(&kp, mov + 4), -EILSEQ);
+	dbg_deactivate_sw_breakpoints();
+	dbg_remove_sw_break(mov);
+	KUNIT_ASSERT_EQ(test, *(u8 *)mov, 0xb8);
+
+	KUNIT_EXPECT_EQ(test, probe_once(&kp, mov + 1), -EILSEQ);
+	KUNIT_EXPECT_EQ(test, probe_once(&kp, mov + 5), 0);
+	KUNIT_EXPECT_EQ(test, kpt_kgdb_target(), 0x90909091L);
+#else
+	kunit_skip(test, "no kgdb in this kernel");
+#endif
+}
+
 static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(fires_once_with_ip),
 	KUNIT_CASE(pre_handler_sees_arguments),
@@ -892,6 +949,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(two_probes_one_address),
 	KUNIT_CASE(traps_per_hit),
 	KUNIT_CASE(refusals),
+	KUNIT_CASE(kgdb_int3_is_not_decoded),
 	KUNIT_CASE(registered_twice),
 	KUNIT_CASE(no_hits_after_unregister),
 	KUNIT_CASE(disabled_leaves_text),

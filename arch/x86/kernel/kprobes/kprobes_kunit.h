@@ -29,6 +29,7 @@ long kpt_fault_load(long *p);
 long kpt_loop(long n);
 long kpt_jrcxz(long x);
 long kpt_jmp_reg(long (*fn)(void));
+long kpt_kgdb_target(void);
 
 /* The targets of the optimization suite; see opt_kunit_targets.S. */
 extern long kpo_data;
@@ -50,6 +51,7 @@ enum {
 	KPT_POST, KPT_POST_NEXT, KPT_RIP, KPT_CALL, KPT_JMP, KPT_JCC,
 	KPT_JCC32, KPT_RET, KPT_PUSH, KPT_LEA, KPT_POP, KPT_CALLR, KPT_CALLM,
 	KPT_PUSHF, KPT_LOAD, KPT_LOAD_DONE, KPT_LOOP, KPT_JRCXZ, KPT_JMPR,
+	KPT_KGDB,
 };
 
 extern const struct kpt_point {

@@ -151,6 +151,18 @@ SYM_FUNC_START(kpt_jmp_reg)
 SYM_FUNC_END(kpt_jmp_reg)
 
 /*
+ * long kpt_kgdb_target(void): 0x90909091.  kgdb's int3 on the mov's first
+ * byte leaves four 0x90 behind it, which read as four nops.  Never called
+ * while the int3 is there.
+ */
+SYM_FUNC_START(kpt_kgdb_target)
+.Lkgdb_mov:
+	movl	$0x90909090, %eax
+	addl	$1, %eax
+	RET
+SYM_FUNC_END(kpt_kgdb_target)
+
+/*
  * A piece of kpt_nokprobe (kprobes_kunit.c, NOKPROBE_SYMBOL) under a
  * symbol of its own, named as GCC names the parts and clones it makes of
  * a function: refused as kpt_nokprobe is.  Never called.
@@ -199,5 +211,6 @@ SYM_DATA_START(kpt_points)
 	point	kpt_loop, .Lloop
 	point	kpt_jrcxz, .Ljrcxz
 	point	kpt_jmp_reg, .Ljmpr
+	point	kpt_kgdb_target, .Lkgdb_mov
 SYM_DATA_END(kpt_points)
 	.popsection
