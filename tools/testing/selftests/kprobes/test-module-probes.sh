@@ -14,8 +14,26 @@
 
 . "$(dirname "$0")/functions.sh"
 
+# kprobes_everyinsn (x86-64's build) registers a probe by name and offset.
+EV=0
+[ -e "$MODDIR/kprobes_everyinsn.ko" ] && EV=1
+EVDIR=/sys/kernel/debug/kprobes_everyinsn
+
+# settles_optimized <symbol>: its probe is [OPTIMIZED] within 2 seconds.
+settles_optimized() {
+	i=0
+	while [ $i -lt 20 ]; do
+		grep " $1+0x[0-9a-f]*" $DEBUGFS/list | grep -q '\[OPTIMIZED\]$' &&
+			return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep " $1+" $DEBUGFS/list | sed 's/^/# /'
+	return 1
+}
+
 ktap_print_header
-ktap_set_plan 26
+ktap_set_plan $((26 + EV))
 
 clear_log
 check "insmod kprobes_target" insmod "$MODDIR/kprobes_target.ko"
@@ -71,17 +89,30 @@ rmmod kprobes_target
 check_fails "the blacklist forgets it with the module" \
 	grep -q '\[kprobes_target\]' $DEBUGFS/blacklist
 
-# A probe of ours in the function's body (an int3 or a jump, never
-# ftrace's), then the module goes while its async work calls that function.
+# Probes of ours in module text that async work still runs while the
+# module goes: an int3 one (with a post_handler, never jump-optimized) in
+# the body of kprobes_target_func(), and, where kprobes_everyinsn is
+# built (not on i386), a jump-optimized one at kprobes_target_opt().
 insmod "$MODDIR/kprobes_target.ko" exit_call=1
 off=$(cat /sys/kernel/debug/kprobes_target/body_offset)
 check "a probe in the body of a module function" \
 	insmod "$MODDIR/kprobe_example.ko" symbol=kprobes_target_func offset="$off"
+if [ $EV = 1 ]; then
+	insmod "$MODDIR/kprobes_everyinsn.ko"
+	echo "kprobes_target_opt 0" > $EVDIR/places
+	echo register > $EVDIR/ctl
+	check "a pre_handler-only probe on a module function turns OPTIMIZED" \
+		settles_optimized kprobes_target_opt
+fi
 clear_log
-check "the module unloads while its async work calls the probed function" \
+check "the module unloads while its async work calls the probed functions" \
 	rmmod kprobes_target
-check "that call ran right, after the probe went GONE" \
-	log_has "kprobes_target: exit work: kprobes_target_func(4) = 13"
+check "those calls ran right, after the probes went GONE" \
+	log_has "kprobes_target: exit work: kprobes_target_func(4) = 13, kprobes_target_opt(4) = 6"
 rmmod kprobe_example
+if [ $EV = 1 ]; then
+	echo unregister > $EVDIR/ctl
+	rmmod kprobes_everyinsn
+fi
 
 ktap_finished

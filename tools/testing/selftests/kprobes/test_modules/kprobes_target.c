@@ -26,9 +26,10 @@
  * notrace: no ftrace site, so a probe at its entry is an int3 one.
  *
  * With exit_call=1 the module's exit leaves async work that calls
- * kprobes_target_func() once the module is GOING (after Kprobes' own
- * notifier), as delete_module() lets it before the text is freed; the
- * work logs the result.  .../body_offset gives the offset of that
+ * kprobes_target_func() and kprobes_target_opt() (notrace, with a first
+ * instruction a jump can replace) once the module is GOING (after
+ * Kprobes' own notifier), as delete_module() lets it before the text is
+ * freed; the work logs the results.  .../body_offset gives the offset of that
  * function's first instruction after the entry's ftrace call (0 on a
  * kernel without one): a probe there is an int3 or a jump of ours.
  *
@@ -241,17 +242,33 @@ static struct notifier_block going_nb = {
 };
 
 /*
+ * For a probe that takes a jump: notrace, so that its entry is ours, not
+ * ftrace's, and a first instruction (an increment of a counter, RIP
+ * relative) that a detour can run.
+ */
+static int opt_calls;
+noinline notrace int kprobes_target_opt(int x);
+noinline notrace int kprobes_target_opt(int x)
+{
+	WRITE_ONCE(opt_calls, READ_ONCE(opt_calls) + 1);
+	return x + 2;
+}
+
+/*
  * Runs after the GOING notifiers, before delete_module() frees the text
  * (it waits for async work first).  Not __exit: that text may be gone.
+ * Should async_schedule() run it at once (no memory for the entry), the
+ * wait gives up, rather than wait in the exit for what comes after it.
  */
 static void exit_call_work(void *data, async_cookie_t cookie)
 {
-	int ret;
+	int ret, opt;
 
-	wait_for_completion(&going_seen);
+	wait_for_completion_timeout(&going_seen, 10 * HZ);
 	ret = kprobes_target_func(4);
-	pr_info("kprobes_target: exit work: kprobes_target_func(4) = %d\n",
-		ret);
+	opt = kprobes_target_opt(4);
+	pr_info("kprobes_target: exit work: kprobes_target_func(4) = %d, kprobes_target_opt(4) = %d\n",
+		ret, opt);
 	/* Out of the chain now: the GOING notifiers have all returned. */
 	unregister_module_notifier(&going_nb);
 }
@@ -343,18 +360,6 @@ static int __init kprobes_target_init(void)
 			return ret;
 		}
 	}
-	if (exit_call) {
-		ret = register_module_notifier(&going_nb);
-		if (ret) {
-			if (probe_sym)
-				unregister_kprobe(&sym_kp);
-			if (init_probe)
-				unregister_kprobe(&init_kp);
-			if (refusals || init_probe)
-				unregister_module_notifier(&live_nb);
-			return ret;
-		}
-	}
 	dir = debugfs_create_dir("kprobes_target", NULL);
 	debugfs_create_file("call", 0400, dir, NULL, &call_fops);
 	debugfs_create_file("may_fail", 0400, dir, NULL, &may_fail_fops);
@@ -379,7 +384,11 @@ static void __exit kprobes_target_exit(void)
 		unregister_kprobe(&init_kp);
 	if (probe_sym)
 		unregister_kprobe(&sym_kp);
-	if (exit_call)
+	/*
+	 * The notifier goes on here, not in the init: a load that fails
+	 * after the init would free the module with it still on the chain.
+	 */
+	if (exit_call && !register_module_notifier(&going_nb))
 		async_schedule(exit_call_work, NULL);
 }
 
