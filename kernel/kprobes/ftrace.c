@@ -109,11 +109,25 @@ static struct ftrace_user *wanted(struct kprobe_site *site)
 	return &ftrace_users[site->ftrace_ipmodify];
 }
 
+/* Is @ip among @kf's stale addresses? */
+static bool filter_is_stale(struct ftrace_user *kf, unsigned long ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < kf->nr_stale; i++)
+		if (kf->stale[i] == ip)
+			return true;
+	return false;
+}
+
 /*
- * Take @ip out of @kf's filter alone.  -ENOENT: it is not in it; -EINVAL:
- * it is no ftrace location any more (its text went, and ftrace dropped it
- * from every filter with its record).  Anything else leaves it in: it is
- * remembered as stale.  Return: whether it is out.
+ * Take @ip out of @kf's filter alone.  -ENOENT: it is not in it.
+ * -EINVAL: it is no ftrace location any more (its module went after an
+ * earlier removal failed): ftrace takes it out of no filter then, and
+ * nothing can, so it is counted out; it matters only should another
+ * module's function come to that very address while the ops is
+ * registered.  Anything else leaves it in: it is remembered as stale,
+ * once.  Return: whether it is out.
  */
 static bool filter_remove_one(struct ftrace_user *kf, unsigned long ip)
 {
@@ -123,6 +137,8 @@ static bool filter_remove_one(struct ftrace_user *kf, unsigned long ip)
 	if (!ret || ret == -ENOENT || ret == -EINVAL ||
 	    READ_ONCE(kprobe_ftrace_disabled))
 		return true;
+	if (filter_is_stale(kf, ip))
+		return false;
 	if (kf->nr_stale < FTRACE_STALE_MAX)
 		kf->stale[kf->nr_stale++] = ip;
 	else
