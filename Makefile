@@ -10,8 +10,9 @@
 #                      SEED=<n> to replay a run; prints its summary.  QEMU
 #                      runs single-threaded TCG there (see README); make
 #                      check runs it for TORTURE_DURATION=30 s per kernel
-#   make arch-check    boot i386 and arm64 under QEMU with our core (KUnit
-#                      with upstream's test_kprobes, samples, control files)
+#   make arch-check    boot i386, arm64 and x86-64 with frame pointers under
+#                      QEMU with our core (KUnit with upstream's
+#                      test_kprobes, samples, control files)
 #   make cross-check   compile the core and each other architecture's own
 #                      Kprobes code (ARCHS="arm riscv ..." for some)
 #   make patches       write the patch series to build/patches/
@@ -69,7 +70,7 @@ torture: assemble
 		sed -n 's/\r$$//; /kprobes_torture: \(start\|seed=\|calls=\|SUCCESS\|FAILURE\|wrong\|first\)/p; /^\(not \)\{0,1\}ok 1 torture/p'
 	@grep -q '^ok 1 torture' $(BUILD)/torture.log
 
-ARCH_BOOTS ?= i386 arm64
+ARCH_BOOTS ?= i386 arm64 x86_64-fp
 arch-check: assemble
 	@st=0; for a in $(ARCH_BOOTS); do $(T)/arch-boot.sh $$a || st=1; done; exit $$st
 

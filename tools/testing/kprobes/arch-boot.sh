@@ -8,9 +8,13 @@
 #         there (the others need x86-64 assembly or the tracing kernel),
 #         run by the test initramfs' own /init;
 #   arm64: arch-init's checks of the samples, the control files and the
-#         knobs (the selftests assume the site interface).
+#         knobs (the selftests assume the site interface);
+#   x86_64-fp: x86-64 with the frame pointer unwinder instead of ORC (the
+#         test kernel's configuration otherwise): every KUnit suite of
+#         the test kernel, whose stack traces taken in return handlers
+#         must find the probed function's caller, and two selftests.
 # The console is kept in $BUILD/obj-<arch>/boot.log.
-#   arch-boot.sh arm64|i386
+#   arch-boot.sh arm64|i386|x86_64-fp
 #   ARCH_BOOT=0   build the kernel, its modules and the initramfs only
 #                 (.ci/run builds them while another kernel boots)
 set -euo pipefail
@@ -20,6 +24,8 @@ BUILD=${BUILD:-$top/build}
 arch=$1
 src=${SRC:-$BUILD/src}
 obj=$BUILD/obj-$arch
+karch=$arch
+frags=$top/configs/arch/$arch.config
 case "$arch" in
 arm64)
 	# Classic interface: no jprobes.
@@ -40,6 +46,17 @@ i386)
 	qemu=(qemu-system-i386 -cpu max,vendor=GenuineIntel
 	      -append "console=ttyS0 panic=-1 watchdog_thresh=5 kpscripts=$(echo $selftests | tr ' ' ,)")
 	;;
+x86_64-fp)
+	# The test kernel, its unwinder switched (the last fragment).
+	karch=x86_64 cross= image=arch/x86/boot/bzImage debarch=amd64
+	frags="$top/configs/test.config $top/configs/kunit.config $frags"
+	suites="kprobes_test kprobes_return_jump kprobes_x86_paths kprobes_core kprobes_optimization"
+	pkgs="gcc qemu-system-x86"
+	selftests="kretprobe-example module-probes"
+	modules="kprobes_target"
+	qemu=(qemu-system-x86_64 -cpu max
+	      -append "console=ttyS0 panic=-1 watchdog_thresh=5 kpscripts=$(echo $selftests | tr ' ' ,)")
+	;;
 *) echo "arch-boot: no boot for $arch" >&2; exit 2 ;;
 esac
 
@@ -51,8 +68,13 @@ if [ -n "$missing" ]; then
 	echo "arch-boot: installing$missing"
 	apt-get install -y -qq --no-install-recommends $missing > /dev/null
 fi
-# A static busybox of the architecture, from Debian's archive (once).
+# A static busybox of the architecture, from Debian's archive (once); the
+# host's own for its own architecture.
 bb=$BUILD/busybox-$arch
+if [ ! -x "$bb" ] && [ -x /bin/busybox ] &&
+   [ "$debarch" = "$(dpkg --print-architecture)" ]; then
+	cp /bin/busybox "$bb"
+fi
 if [ ! -x "$bb" ]; then
 	dpkg --print-foreign-architectures | grep -qx "$debarch" ||
 		dpkg --add-architecture "$debarch"
@@ -66,14 +88,16 @@ if [ ! -x "$bb" ]; then
 	rm -rf "$tmp"
 fi
 
-kmake() { make -s -C "$src" O="$obj" ARCH="$arch" ${cross:+CROSS_COMPILE="$cross"} "$@"; }
-frag=$top/configs/arch/$arch.config
+kmake() { make -s -C "$src" O="$obj" ARCH="$karch" ${cross:+CROSS_COMPILE="$cross"} "$@"; }
+# Every option of the last fragment must stick (an earlier one may be
+# overridden by it).
+frag=${frags##* }
 mkdir -p "$obj"
-want=$(sha256sum < "$frag" | cut -d' ' -f1)
+want=$(cat $frags | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want" ]; then
 	echo "arch-boot: configuring $obj"
 	kmake tinyconfig > /dev/null
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" > /dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags > /dev/null
 	kmake olddefconfig
 	while read -r line; do
 		case "$line" in
