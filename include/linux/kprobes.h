@@ -254,7 +254,7 @@ struct kprobe_site {
 	bool			gone:1;		/* the text itself is gone */
 	/* An ftrace location: reached through ftrace, never patched (ftrace.c). */
 	bool			ftrace:1;
-	bool			ftrace_ipmodify:1; /* wants the IPMODIFY ops (a jprobe) */
+	bool			ftrace_ipmodify:1; /* wants the IPMODIFY claim (a jprobe) */
 	struct list_head	poke;		/* queued text change, arming.c */
 	union {
 		/* While registered: the optimizer's queues, kprobe_mutex. */
@@ -275,20 +275,12 @@ struct kprobe_site {
 
 /*
  * The ftrace_ops a site's address is in (kernel/kprobes/ftrace.c); written
- * under kprobe_mutex, read by the ftrace handler, which acts for a site
- * only through the one ops it is in, and through neither while it is in
- * both (on its way from one to the other).
+ * under kprobe_mutex, read by the ftrace handler: it acts for a site in the
+ * plain ops, and lets a jprobe take over when the IPMODIFY ops holds the
+ * site too (its claim).
  */
 #define KPROBE_FTRACE_IN_PLAIN		1
 #define KPROBE_FTRACE_IN_IPMODIFY	2
-
-static inline bool kprobe_ftrace_ops_acts(struct kprobe_site *site,
-					  bool ipmodify_ops)
-{
-	/* In both: moving between them, neither acts (ftrace.c). */
-	return READ_ONCE(site->ftrace_in) == (ipmodify_ops ?
-		KPROBE_FTRACE_IN_IPMODIFY : KPROBE_FTRACE_IN_PLAIN);
-}
 
 /*
  * ->in_flux follows ->opt and ->jumped, which kprobe_mutex guards, for the

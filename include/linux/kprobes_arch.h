@@ -196,12 +196,9 @@ void arch_kprobe_drop_jump(struct kprobe_site *site);
 int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site);
 #ifdef CONFIG_KPROBES_ON_FTRACE
 extern bool kprobe_ftrace_disabled;
-/* One handler per ops of ftrace.c: the plain one and the IPMODIFY one. */
+/* The handler of ftrace.c's plain ops; its IPMODIFY ops is a mere claim. */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
-void kprobe_ftrace_ipmodify_handler(unsigned long ip, unsigned long parent_ip,
-				    struct ftrace_ops *ops,
-				    struct ftrace_regs *fregs);
 #endif
 /*
  * Jprobes: jprobe_setjmp() is every jprobe's pre_handler (the core knows

@@ -8,11 +8,10 @@
  * ours there would make that verification fail and ftrace shut itself
  * down; a jmp of ours over it would be overwritten.  So a probe at such
  * an address never touches the text.  Its site asks ftrace for the call
- * instead: an ftrace_ops of ours (one of two, below), with the addresses
- * of every armed ftrace site in its filter, reaches the arch's
- * kprobe_ftrace_handler() (or kprobe_ftrace_ipmodify_handler(), one for
- * each ops), which runs the site's handlers with a full
- * struct pt_regs.
+ * instead: an ftrace_ops of ours, with the addresses of every armed
+ * ftrace site in its filter, reaches the arch's kprobe_ftrace_handler(),
+ * which runs the site's handlers with a full struct pt_regs.  A second
+ * ops only holds a claim for sites with a jprobe (below).
  *
  * Arming and disarming go through the same queue as int3 sites
  * (arming.c); kprobe_ftrace_commit() takes the ftrace sites out of it and
@@ -63,17 +62,27 @@ void kprobe_ftrace_kill(void)
 }
 
 /*
- * Two ops, both SAVE_REGS: the handlers get a whole pt_regs, and a
- * pre_handler that changes regs->ip sends the CPU there.  A site is in one
- * (struct kprobe_site.ftrace_in, KPROBE_FTRACE_IN_*):
+ * Two ops, SAVE_REGS both (struct kprobe_site.ftrace_in says which hold a
+ * site's address, KPROBE_FTRACE_IN_*):
  *
- *   plain     every site without a jprobe.  Not IPMODIFY, so that a
- *             livepatch (which is) can share the function with probes.
- *   ipmodify  sites with a jprobe.  A jprobe's handler runs in place of
- *             the function and comes back much later: no other ops may
- *             send the CPU elsewhere meanwhile.  ftrace lets one IPMODIFY
- *             ops per function, so a livepatch and a jprobe on the same
- *             function refuse each other with -EBUSY.
+ *   plain     every armed site.  Its handler runs the site's handlers with
+ *             a whole pt_regs; a pre_handler that changes regs->ip sends
+ *             the CPU there.  Not IPMODIFY, so that a livepatch (which is)
+ *             can share the function with probes.
+ *   ipmodify  also the sites with a jprobe, as a claim: its handler does
+ *             nothing.  A jprobe's handler runs in place of the function
+ *             and comes back much later, so no other ops may send the CPU
+ *             elsewhere meanwhile; ftrace lets one IPMODIFY ops per
+ *             function, so a livepatch and a jprobe on the same function
+ *             refuse each other with -EBUSY.  The plain handler lets a
+ *             jprobe take over only while the claim is held.
+ *
+ * The claim is why a site never moves from one ops to the other: the
+ * plain ops runs the handlers before, while and after a jprobe comes or
+ * goes, so every call of the function runs them once.  A site that moved
+ * would be in both for a while, where a call reaches one handler or both
+ * depending on how far ftrace got with its text, and no rule read from
+ * the site alone can make exactly one of them act for each call.
  */
 /*
  * Addresses ftrace would not take out of a filter (it could not allocate
@@ -84,6 +93,14 @@ void kprobe_ftrace_kill(void)
  * an allocation to fail.
  */
 #define FTRACE_STALE_MAX	16
+
+/* The IPMODIFY ops' handler: the claim needs no work (above). */
+static void notrace __kprobes kprobe_ftrace_claim(unsigned long ip,
+						 unsigned long parent_ip,
+						 struct ftrace_ops *ops,
+						 struct ftrace_regs *fregs)
+{
+}
 
 static struct ftrace_user {
 	struct ftrace_ops	ops;
@@ -97,17 +114,11 @@ static struct ftrace_user {
 		.ops.flags	= FTRACE_OPS_FL_SAVE_REGS,
 		.in		= KPROBE_FTRACE_IN_PLAIN,
 	}, {
-		.ops.func	= kprobe_ftrace_ipmodify_handler,
+		.ops.func	= kprobe_ftrace_claim,
 		.ops.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 		.in		= KPROBE_FTRACE_IN_IPMODIFY,
 	},
 };
-
-/* Which ops a site wants: the one of its jprobe, if it has one. */
-static struct ftrace_user *wanted(struct kprobe_site *site)
-{
-	return &ftrace_users[site->ftrace_ipmodify];
-}
 
 /* Is @ip among @kf's stale addresses? */
 static bool filter_is_stale(struct ftrace_user *kf, unsigned long ip)
@@ -236,29 +247,35 @@ static void filter_remove(struct ftrace_user *kf, unsigned long *ips,
 	filter_remove_now(kf, ips, n);
 }
 
-/* Should @site be in @kf now, and is it? */
-static bool site_wants(struct kprobe_site *site, struct ftrace_user *kf)
-{
-	return site->armed && wanted(site) == kf;
-}
-
 static bool site_in(struct kprobe_site *site, struct ftrace_user *kf)
 {
 	return site->ftrace_in & kf->in;
 }
 
-/* Note the outcome of adding @site to @kf. */
-static void added(struct kprobe_site *site, struct ftrace_user *kf, int ret,
-		  bool *moving)
+/*
+ * Should @site be in @kf now?  The claim goes only with the plain ops:
+ * a site ftrace would not take there has no handler to run its jprobe.
+ */
+static bool site_wants(struct kprobe_site *site, struct ftrace_user *kf)
 {
-	if (!ret) {
-		/* In both now: neither acts until the old bit goes. */
-		if (site->ftrace_in)
-			*moving = true;
+	if (kf->in == KPROBE_FTRACE_IN_PLAIN)
+		return site->armed;
+	return site->armed && site->ftrace_ipmodify &&
+	       site_in(site, &ftrace_users[0]);
+}
+
+/*
+ * Note the outcome of adding @site to @kf.  A site the plain ops could not
+ * take drops its wish, so that arming it again retries; one that has no
+ * claim keeps running its other probes, and its jprobe counts its hits as
+ * missed until the caller, told the error, takes it away.
+ */
+static void added(struct kprobe_site *site, struct ftrace_user *kf, int ret)
+{
+	if (!ret)
 		WRITE_ONCE(site->ftrace_in, site->ftrace_in | kf->in);
-	} else if (!site->ftrace_in) {
-		site->armed = false;	/* armed nowhere: arming again retries */
-	}
+	else if (kf->in == KPROBE_FTRACE_IN_PLAIN)
+		site->armed = false;
 }
 
 /*
@@ -269,7 +286,7 @@ static void added(struct kprobe_site *site, struct ftrace_user *kf, int ret,
  * ftrace took the address: until then the ops does not act for it.
  */
 static int apply_adds(struct list_head *sites, struct ftrace_user *kf,
-		      unsigned long *ips, unsigned int cap, bool *moving)
+		      unsigned long *ips, unsigned int cap)
 {
 	struct kprobe_site *site, *from;
 	unsigned int k;
@@ -292,7 +309,7 @@ static int apply_adds(struct list_head *sites, struct ftrace_user *kf,
 				continue;
 			if (ret && k > 1)
 				one = filter_add(kf, &ip, 1);
-			added(from, kf, one, moving);
+			added(from, kf, one);
 			if (one && !err)
 				err = one;
 		}
@@ -301,9 +318,9 @@ static int apply_adds(struct list_head *sites, struct ftrace_user *kf,
 }
 
 /*
- * Take out of @kf the sites that should not be in it, make before break:
- * a site that wants the other ops but could not join it stays where it
- * is.  The bit goes off before ftrace lets the address go.
+ * Take out of @kf the sites that should not be in it.  The bit goes off
+ * before ftrace lets the address go: the plain handler stops acting for
+ * the site, or lets no jprobe take over any more, before the ops leaves.
  */
 static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
 			  unsigned long *ips, unsigned int cap)
@@ -313,8 +330,6 @@ static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
 
 	list_for_each_entry(site, sites, poke) {
 		if (!site_in(site, kf) || site_wants(site, kf))
-			continue;
-		if (site->armed && !site_in(site, wanted(site)))
 			continue;
 		WRITE_ONCE(site->ftrace_in, site->ftrace_in & ~kf->in);
 		ips[k++] = (unsigned long)site->addr;
@@ -666,18 +681,15 @@ static void bare_removes(unsigned long *ips, unsigned int cap)
 /*
  * Bring the two filters up to date with the wishes of @sites (->armed,
  * ->ftrace_ipmodify): additions first, so that an ops is not unregistered
- * and registered again within one commit.  A site moving from one ops to
- * the other is in both for a while, where neither acts; the grace period
- * before the old bit goes makes sure that no call of the function that
- * ran its handlers through the old ops is still on its way to the new
- * one (both handlers run with preemption off), so no call runs them
- * twice.  Without memory for a vector, one address per call.
+ * and registered again within one commit; the plain ops before the claim
+ * on the way in, after it on the way out, so that a claim is never held
+ * for a site the plain handler does not act for.  Without memory for a
+ * vector, one address per call.
  */
 static int ftrace_apply(struct list_head *sites, unsigned int n)
 {
 	unsigned long one, *ips;
 	unsigned int cap = n;
-	bool moving = false;
 	int i, ret, err = 0;
 
 	ips = kmalloc_array(n, sizeof(*ips), GFP_KERNEL);
@@ -686,16 +698,14 @@ static int ftrace_apply(struct list_head *sites, unsigned int n)
 		cap = 1;
 	}
 	for (i = 0; i < ARRAY_SIZE(ftrace_users); i++) {
-		ret = apply_adds(sites, &ftrace_users[i], ips, cap, &moving);
+		ret = apply_adds(sites, &ftrace_users[i], ips, cap);
 		if (ret && !err)
 			err = ret;
 	}
 	ret = bare_adds(ips, cap);
 	if (ret && !err)
 		err = ret;
-	if (moving)
-		synchronize_rcu();
-	for (i = 0; i < ARRAY_SIZE(ftrace_users); i++)
+	for (i = ARRAY_SIZE(ftrace_users) - 1; i >= 0; i--)
 		apply_removes(sites, &ftrace_users[i], ips, cap);
 	bare_removes(ips, cap);
 	if (ips != &one)
@@ -746,7 +756,8 @@ int kprobe_ftrace_commit(struct list_head *pending)
  * @site: an ftrace site
  * @jprobe: whether a jprobe is among them now
  *
- * Queues the site when it must move to the other ops; the caller commits.
+ * Queues the site when its claim on the IPMODIFY ops must come or go; the
+ * caller commits.
  * Context: kprobe_mutex held.
  */
 void kprobe_ftrace_site_update(struct kprobe_site *site, bool jprobe)
@@ -769,11 +780,11 @@ void kprobe_ftrace_site_update(struct kprobe_site *site, bool jprobe)
 void kprobe_ftrace_site_gone(struct kprobe_site *site)
 {
 	unsigned long ip = (unsigned long)site->addr;
-
 	int i;
 
 	lockdep_assert_held(&kprobe_mutex);
-	for (i = 0; i < ARRAY_SIZE(ftrace_users); i++) {
+	/* The claim first, as in ftrace_apply(). */
+	for (i = ARRAY_SIZE(ftrace_users) - 1; i >= 0; i--) {
 		if (!site_in(site, &ftrace_users[i]))
 			continue;
 		WRITE_ONCE(site->ftrace_in, site->ftrace_in & ~ftrace_users[i].in);

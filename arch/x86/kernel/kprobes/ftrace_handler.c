@@ -17,9 +17,9 @@
  * walk, as on the int3 path.
  * Only a jprobe keeps them off beyond (below).
  *
- * A site is in one of two ftrace_ops (kernel/kprobes/ftrace.c); while it
- * moves from one to the other it is in both for a moment, and only one
- * of them may run its handlers: kprobe_ftrace_ops_acts().
+ * Only the plain ftrace_ops of kernel/kprobes/ftrace.c comes here; the
+ * IPMODIFY one is a claim, held for a site with a jprobe, without which
+ * the jprobe does not take over (its hits count as missed).
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
@@ -162,7 +162,7 @@ static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
  */
 static __always_inline void ftrace_walk_hit(struct kprobe_site *site,
 					    struct pt_regs *regs,
-					    unsigned long ip, bool ipmodify)
+					    unsigned long ip, bool claimed)
 {
 	unsigned long orig_ip, flags;
 
@@ -173,8 +173,8 @@ static __always_inline void ftrace_walk_hit(struct kprobe_site *site,
 	}
 	orig_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
-	/* Only the IPMODIFY ops keeps others from moving ip under a jprobe. */
-	if (kprobe_site_pre_handlers(site, regs, ipmodify)) {
+	/* Only the claim keeps others from moving ip under a jprobe. */
+	if (kprobe_site_pre_handlers(site, regs, claimed)) {
 		/*
 		 * A handler sent the CPU elsewhere.  A jprobe's handler is
 		 * about to run as this CPU's current probe, on per-CPU state
@@ -227,17 +227,14 @@ static __always_inline void ftrace_bare_hit(struct kprobe *p,
 	reset_current_kprobe();
 }
 
-/*
- * A hit through one of the two ops: @ipmodify says which, a constant in
- * each of the two handlers below, so that neither reads it from the ops.
- */
-static __always_inline void ftrace_hit(unsigned long ip,
-				       unsigned long parent_ip,
-				       struct ftrace_regs *fregs,
-				       bool ipmodify)
+/* The handler of the plain ops (kernel/kprobes/ftrace.c). */
+void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *ops,
+				     struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe_site *site;
+	u8 in;
 	int bit;
 
 	if (unlikely(READ_ONCE(kprobe_ftrace_disabled)))
@@ -248,8 +245,7 @@ static __always_inline void ftrace_hit(unsigned long ip,
 
 	/* Preemption is off: an RCU reader, as removal expects (register.c). */
 	site = kprobe_site_find((kprobe_opcode_t *)ip);
-	if (!site && !ipmodify) {
-		/* A bare probe is in the plain ops only. */
+	if (!site) {
 		struct kprobe *p = kprobe_bare_find((kprobe_opcode_t *)ip);
 
 		if (p) {
@@ -258,32 +254,19 @@ static __always_inline void ftrace_hit(unsigned long ip,
 		}
 		site = kprobe_bare_gone_to_site((kprobe_opcode_t *)ip);
 	}
-	if (!site || !kprobe_ftrace_ops_acts(site, ipmodify))
+	if (!site)
 		goto out;
 	/*
-	 * A site in the IPMODIFY ops has a jprobe, so no ->single, except
-	 * for a moment while it moves to the plain one: the walk does the
-	 * same then, with interrupts off as a jprobe needs.
+	 * Not yet or no longer in the plain filter as far as the site knows:
+	 * ftrace calls the ops a little before an address is added and after
+	 * it is removed (ftrace.c changes the bit after and before).
 	 */
-	if (ipmodify || !ftrace_single_probe(site, regs, ip))
-		ftrace_walk_hit(site, regs, ip, ipmodify);
+	in = READ_ONCE(site->ftrace_in);
+	if (!(in & KPROBE_FTRACE_IN_PLAIN))
+		goto out;
+	/* A site with a jprobe has no ->single: the walk, interrupts off. */
+	if (!ftrace_single_probe(site, regs, ip))
+		ftrace_walk_hit(site, regs, ip, in & KPROBE_FTRACE_IN_IPMODIFY);
 out:
 	ftrace_test_recursion_unlock(bit);
-}
-
-/* The handler of the plain ops (kernel/kprobes/ftrace.c). */
-void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *ops,
-				     struct ftrace_regs *fregs)
-{
-	ftrace_hit(ip, parent_ip, fregs, false);
-}
-
-/* The handler of the IPMODIFY ops, which sites with a jprobe are in. */
-void __kprobes kprobe_ftrace_ipmodify_handler(unsigned long ip,
-					      unsigned long parent_ip,
-					      struct ftrace_ops *ops,
-					      struct ftrace_regs *fregs)
-{
-	ftrace_hit(ip, parent_ip, fregs, true);
 }

@@ -455,6 +455,59 @@ static void arming_while_called(struct kunit *test)
 		   atomic_read(&ret_hits), cpu);
 }
 
+static atomic_t counted_hits;
+
+static int count_only(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&counted_hits);
+	return 0;
+}
+
+/*
+ * A jprobe comes to and leaves a function that a counting kprobe watches,
+ * 40 times, while the other CPU calls it: each call is a hit or a miss of
+ * the counting probe, none goes uncounted, whichever ftrace_ops the
+ * function is reached through meanwhile (kernel/kprobes/ftrace.c).
+ */
+static void jprobe_coming_and_going_loses_no_hit(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)kpft_fn,
+			     .pre_handler = count_only };
+	struct task_struct *hammer;
+	struct jprobe jp;
+	int round, cpu, calls, seen;
+
+	atomic_set(&counted_hits, 0);
+	atomic_set(&jhits, 0);
+	atomic_set(&hammer_wrong, 0);
+	atomic_set(&hammer_calls, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-ftrace-hammer", &cpu);
+
+	for (round = 0; round < 40; round++) {
+		memset(&jp, 0, sizeof(jp));
+		jp.kp.addr = (kprobe_opcode_t *)kpft_fn;
+		jp.entry = jentry;
+		if (register_jprobe(&jp))
+			break;
+		wait_for_hammer_calls(4);
+		unregister_jprobe(&jp);
+		wait_for_hammer_calls(4);
+	}
+	kthread_stop(hammer);
+	calls = atomic_read(&hammer_calls);
+	seen = atomic_read(&counted_hits) + kp.nmissed;
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, round, 40);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&jhits), 0);
+	KUNIT_EXPECT_EQ(test, seen, calls);
+	kunit_info(test, "%d calls on CPU%d: %d hits, %lu missed, %d through the jprobe\n",
+		   calls, cpu, atomic_read(&counted_hits), kp.nmissed,
+		   atomic_read(&jhits));
+}
+
 /*
  * A probe with a pre_handler and nothing else, alone at an ftrace
  * location, goes without a site (kernel/kprobes/ftrace.c, "Bare probes"):
@@ -554,8 +607,7 @@ static int fault_never(struct kprobe *p, struct pt_regs *regs, int trapnr)
 
 /*
  * A bare probe gets a site when a second probe comes to its address, of
- * each kind but a jprobe's (whose move to the IPMODIFY ops lets calls by,
- * by design); the site is built before the hash shows it.  With the
+ * each kind; the site is built before the hash shows it.  With the
  * other CPU calling the function without pause, the bare probe's handler
  * must run exactly once for every call from its registration until its
  * removal: no call missed while the site takes over, none run twice.
@@ -564,6 +616,7 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 {
 	struct kprobe bare, second;
 	struct kretprobe rp;
+	struct jprobe jp;
 	struct task_struct *hammer;
 	int round, cpu, second_kind;
 	bool promoted = true;
@@ -575,7 +628,7 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-bare-hammer", &cpu);
 
 	for (round = 0; round < 40; round++) {
-		second_kind = round % 4;
+		second_kind = round % 5;
 		memset(&bare, 0, sizeof(bare));
 		bare.addr = (kprobe_opcode_t *)kpft_fn;
 		bare.pre_handler = consecutive_pre;
@@ -595,6 +648,9 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 		rp.kp.addr = (kprobe_opcode_t *)kpft_fn;
 		rp.handler = ret_handler;
 		rp.data_size = sizeof(long);
+		memset(&jp, 0, sizeof(jp));
+		jp.kp.addr = (kprobe_opcode_t *)kpft_fn;
+		jp.entry = jentry;
 		if (second_kind == 0)
 			second.pre_handler = second_pre;
 		else if (second_kind == 1)
@@ -603,6 +659,7 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 			second.fault_handler = fault_never;
 		WRITE_ONCE(bare_stage, round * 10 + 2);
 		if (second_kind == 3 ? register_kretprobe(&rp) :
+		    second_kind == 4 ? register_jprobe(&jp) :
 				       register_kprobe(&second)) {
 			unregister_kprobe(&bare);
 			break;
@@ -615,6 +672,8 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 		WRITE_ONCE(bare_stage, round * 10 + 4);
 		if (second_kind == 3)
 			unregister_kretprobe(&rp);
+		else if (second_kind == 4)
+			unregister_jprobe(&jp);
 		else
 			unregister_kprobe(&second);
 		WRITE_ONCE(bare_stage, round * 10 + 5);
@@ -1214,6 +1273,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(ftrace_refusal_mid_batch_fails_it),
 	KUNIT_CASE(trace_through_kretprobe_and_rethook),
 	KUNIT_CASE_SLOW(arming_while_called),
+	KUNIT_CASE_SLOW(jprobe_coming_and_going_loses_no_hit),
 	KUNIT_CASE_SLOW(lone_post_handler_while_others_come_and_go),
 	KUNIT_CASE(lone_pre_handler_probe_goes_bare),
 	KUNIT_CASE_SLOW(bare_probe_gets_a_site_while_called),
