@@ -137,7 +137,7 @@ fi
 
 log=$obj/boot.log
 echo "arch-boot: booting $arch (console in $log)"
-timeout --foreground "${TIMEOUT:-600}" "${qemu[@]}" -accel tcg -smp 2 -m 512 -nographic -no-reboot \
+timeout --foreground "${TIMEOUT:-600}" "${qemu[@]}" -accel tcg,thread=multi -smp 2 -m 512 -nographic -no-reboot \
 	-kernel "$obj/$image" -initrd "$obj/initramfs.cpio" < /dev/null > "$log" 2>&1 || true
 
 # The verdict: every KTAP case of both documents (KUnit at boot, then

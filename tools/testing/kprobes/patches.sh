@@ -126,7 +126,7 @@ INIT
 
 # step_boots <obj> <log> <after switch>: the kernel reaches /init.
 step_boots() {
-	timeout --foreground 300 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 512 \
+	timeout --foreground 300 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 512 \
 		-nographic -no-reboot -kernel "$1/arch/x86/boot/bzImage" \
 		-initrd "$BUILD/series-initrd.cpio" \
 		-append "console=ttyS0 panic=-1" < /dev/null > "$2" 2>&1 || true

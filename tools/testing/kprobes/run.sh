@@ -9,7 +9,8 @@
 #   CPUS        vCPUs (default 2)
 #   MEM         guest memory in MiB (default 1024)
 #   GUEST_TOOLS=1  perf and bpftrace in the initramfs (mkinitramfs.sh)
-#   TCG_THREAD  single: one host thread for all vCPUs (make torture)
+#   TCG_THREAD  multi (default): a host thread per vCPU, so that both run
+#               at once; single: one thread takes turns between them
 #   KERNEL, OBJ which kernel (kernels.sh; default: test, build/obj)
 set -euo pipefail
 
@@ -34,7 +35,11 @@ case "${QEMU_EXTRA:-}" in
 	wedge="kpwedge=$(( ${TIMEOUT:-900} - 60 ))" ;;
 esac
 
-cmd=(qemu-system-x86_64 -accel "tcg${TCG_THREAD:+,thread=$TCG_THREAD}" -cpu max -smp "${CPUS:-2}" -m "${MEM:-1024}"
+# -icount counts one instruction stream: QEMU refuses it with a thread
+# per vCPU.
+thread=${TCG_THREAD:-multi}
+case "${QEMU_EXTRA:-}" in *icount*) thread=single ;; esac
+cmd=(qemu-system-x86_64 -accel "tcg,thread=$thread" -cpu max -smp "${CPUS:-2}" -m "${MEM:-1024}"
      -nographic -no-reboot -kernel "$obj/arch/x86/boot/bzImage"
      -initrd "$initrd"
      -append "console=ttyS0 panic=-1 watchdog_thresh=5 kptest=$mode $wedge $*"
