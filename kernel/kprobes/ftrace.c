@@ -96,9 +96,9 @@ void kprobe_ftrace_kill(void)
 
 /* The IPMODIFY ops' handler: the claim needs no work (above). */
 static void notrace __kprobes kprobe_ftrace_claim(unsigned long ip,
-						 unsigned long parent_ip,
-						 struct ftrace_ops *ops,
-						 struct ftrace_regs *fregs)
+						  unsigned long parent_ip,
+						  struct ftrace_ops *ops,
+						  struct ftrace_regs *fregs)
 {
 }
 
