@@ -30,6 +30,38 @@
 
 /* ---- What the core provides to the arch's hit path (hit context) ---- */
 
+/*
+ * The rare paths of a hit, which only another CPU's change at the same
+ * moment leads to.  The test kernels (CONFIG_KPROBES_KUNIT_TEST) count
+ * each time one is taken, so that a cross-CPU test can show that it
+ * reached the window it exists for rather than pass without entering it;
+ * elsewhere the count compiles to nothing.
+ */
+enum kprobe_window {
+	KPROBE_WINDOW_INT3_GONE,	/* a trap on an int3 already taken out */
+	KPROBE_WINDOW_LATE_SITE,	/* a site published after the trap's lookup */
+	KPROBE_WINDOW_IN_FLUX,		/* a trap while a jump comes or goes */
+	KPROBE_WINDOW_MISSED,		/* a hit inside a handler or a step */
+	KPROBE_WINDOW_BARE_TO_SITE,	/* ftrace: a bare probe just got its site */
+	KPROBE_WINDOWS
+};
+
+#ifdef CONFIG_KPROBES_KUNIT_TEST
+DECLARE_PER_CPU(unsigned long, kprobe_window_count[KPROBE_WINDOWS]);
+
+static __always_inline void kprobe_window_entered(enum kprobe_window w)
+{
+	this_cpu_inc(kprobe_window_count[w]);
+}
+
+/* How often @w was entered since boot, on every CPU together. */
+unsigned long kprobe_window_total(enum kprobe_window w);
+#else
+static __always_inline void kprobe_window_entered(enum kprobe_window w)
+{
+}
+#endif
+
 /* The site at @addr, or NULL; RCU, which the hit context implies. */
 struct kprobe_site *kprobe_site_lookup(kprobe_opcode_t *addr);
 /*
@@ -91,8 +123,13 @@ static __always_inline struct kprobe *kprobe_bare_find(kprobe_opcode_t *addr)
 static __always_inline struct kprobe_site *
 kprobe_bare_gone_to_site(kprobe_opcode_t *addr)
 {
+	struct kprobe_site *site;
+
 	smp_rmb();	/* pairs with site_from_bare()'s smp_wmb() */
-	return kprobe_site_find(addr);
+	site = kprobe_site_find(addr);
+	if (site)
+		kprobe_window_entered(KPROBE_WINDOW_BARE_TO_SITE);
+	return site;
 }
 #else
 static __always_inline struct kprobe *kprobe_bare_find(kprobe_opcode_t *addr)

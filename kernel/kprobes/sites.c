@@ -344,10 +344,27 @@ void __kprobes kprobes_inc_nmissed_count(struct kprobe *p)
 	p->nmissed++;
 }
 
+#ifdef CONFIG_KPROBES_KUNIT_TEST
+DEFINE_PER_CPU(unsigned long, kprobe_window_count[KPROBE_WINDOWS]);
+
+unsigned long kprobe_window_total(enum kprobe_window w)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(kprobe_window_count[w], cpu);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(kprobe_window_total);	/* for the torture module */
+#endif
+
 /* A hit that cannot run handlers: every probe at the site misses it. */
 void __kprobes kprobe_site_missed(struct kprobe_site *site)
 {
 	struct kprobe *p;
+
+	kprobe_window_entered(KPROBE_WINDOW_MISSED);
 
 	list_for_each_entry_rcu(p, &site->probes, list)
 		if (!kprobe_disabled(p))

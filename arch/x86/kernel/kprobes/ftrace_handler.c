@@ -214,6 +214,7 @@ static __always_inline void ftrace_bare_hit(struct kprobe *p,
 	if (unlikely(kprobe_disabled(p)))
 		return;
 	if (unlikely(kprobes_busy_here())) {
+		kprobe_window_entered(KPROBE_WINDOW_MISSED);
 		p->nmissed++;
 		return;
 	}

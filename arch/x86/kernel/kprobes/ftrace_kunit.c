@@ -386,18 +386,23 @@ static int ftrace_hammer(void *unused)
 }
 
 /*
- * Wait until the other CPU has called the function @n more times (a
- * second at most).  A fixed delay is not enough: on a loaded host, QEMU
+ * Wait until the other CPU has called the function @n more times (five
+ * seconds at most).  A fixed delay is not enough: on a loaded host, QEMU
  * can leave the other vCPU without a host CPU for longer than the delay.
+ * A wait that runs out means a state saw no call: the case fails then.
  */
+static int hammer_timeouts;	/* waits the second ran out: a stalled hammer */
+
 static void wait_for_hammer_calls(int n)
 {
 	int start = atomic_read(&hammer_calls);
-	unsigned long timeout = jiffies + HZ;
+	unsigned long timeout = jiffies + 5 * HZ;
 
 	while (atomic_read(&hammer_calls) - start < n &&
 	       time_before(jiffies, timeout))
 		cpu_relax();
+	if (atomic_read(&hammer_calls) - start < n)
+		hammer_timeouts++;
 }
 
 /*
@@ -417,6 +422,7 @@ static void arming_while_called(struct kunit *test)
 	atomic_set(&ret_hits, 0);
 	atomic_set(&hammer_wrong, 0);
 	atomic_set(&hammer_calls, 0);
+	hammer_timeouts = 0;
 	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-ftrace-hammer", &cpu);
 
 	for (round = 0; round < 60; round++) {
@@ -445,6 +451,7 @@ static void arming_while_called(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), hits);
 	}
 	kthread_stop(hammer);
+	KUNIT_EXPECT_EQ(test, hammer_timeouts, 0);
 
 	KUNIT_EXPECT_EQ(test, round, 60);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
@@ -482,6 +489,7 @@ static void jprobe_coming_and_going_loses_no_hit(struct kunit *test)
 	atomic_set(&hammer_wrong, 0);
 	atomic_set(&hammer_calls, 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	hammer_timeouts = 0;
 	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-ftrace-hammer", &cpu);
 
 	for (round = 0; round < 40; round++) {
@@ -495,6 +503,7 @@ static void jprobe_coming_and_going_loses_no_hit(struct kunit *test)
 		wait_for_hammer_calls(4);
 	}
 	kthread_stop(hammer);
+	KUNIT_EXPECT_EQ(test, hammer_timeouts, 0);
 	calls = atomic_read(&hammer_calls);
 	seen = atomic_read(&counted_hits) + kp.nmissed;
 	unregister_kprobe(&kp);
@@ -618,13 +627,16 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 	struct kretprobe rp;
 	struct jprobe jp;
 	struct task_struct *hammer;
+	struct kpt_windows win;
 	int round, cpu, second_kind;
 	bool promoted = true;
 
+	kpt_windows_start(&win);
 	reset_counts();
 	atomic_set(&bare_skipped, 0);
 	atomic_set(&hammer_wrong, 0);
 	atomic_set(&hammer_calls, 0);
+	hammer_timeouts = 0;
 	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-bare-hammer", &cpu);
 
 	for (round = 0; round < 40; round++) {
@@ -684,6 +696,7 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, bare.nmissed, 0);
 	}
 	kthread_stop(hammer);
+	KUNIT_EXPECT_EQ(test, hammer_timeouts, 0);
 
 	KUNIT_EXPECT_EQ(test, round, 40);
 	KUNIT_EXPECT_TRUE(test, promoted);
@@ -692,6 +705,7 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&pre_hits), 0);
 	kunit_info(test, "%d calls, %d hits of the bare probe on CPU%d\n",
 		   atomic_read(&hammer_calls), atomic_read(&pre_hits), cpu);
+	kpt_windows_report(test, &win);
 	if (atomic_read(&bare_skipped))
 		kunit_info(test, "first skip: %ld then %ld, at stage %d\n",
 			   bare_skip_from, bare_skip_to, bare_skip_stage);
@@ -787,6 +801,7 @@ static void lone_post_handler_while_others_come_and_go(struct kunit *test)
 
 	atomic_set(&hammer_wrong, 0);
 	atomic_set(&hammer_calls, 0);
+	hammer_timeouts = 0;
 	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-ftrace-post", &cpu);
 	atomic_set(&second_hits, 0);
 	for (round = 0; round < 40; round++) {
@@ -825,6 +840,7 @@ static void lone_post_handler_while_others_come_and_go(struct kunit *test)
 				atomic_read(&second_hits), others);
 	}
 	kthread_stop(hammer);
+	KUNIT_EXPECT_EQ(test, hammer_timeouts, 0);
 	unregister_kprobe(&lone);
 
 	KUNIT_EXPECT_EQ(test, round, 40);

@@ -199,6 +199,7 @@ static int __kprobes carry_out(struct kprobe_ctlblk *kcb,
 	struct kprobe_step *step;
 
 	if (text_in_flux(site)) {
+		kprobe_window_entered(KPROBE_WINDOW_IN_FLUX);
 		/* No post_handler can run: the region copy has no head. */
 		if (handlers)
 			reset_current_kprobe();
@@ -428,8 +429,10 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 	site = kprobe_site_find(addr);
 	if (!site) {
 		/* The int3 went away after this CPU fetched it?  Else not ours. */
-		if (*addr != INT3_INSN_OPCODE)
+		if (*addr != INT3_INSN_OPCODE) {
+			kprobe_window_entered(KPROBE_WINDOW_INT3_GONE);
 			return int3_gone(regs, addr);
+		}
 		/*
 		 * An int3 stands there now: maybe that of a site published
 		 * since the lookup.  That can only follow a trap on an int3
@@ -449,6 +452,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 		 */
 		if (!site)
 			return poke_int3_handler(regs);
+		kprobe_window_entered(KPROBE_WINDOW_LATE_SITE);
 	}
 
 	if (kcb->depth || kprobe_running()) {

@@ -840,10 +840,12 @@ static void cross_cpu_arm_disarm(struct kunit *test)
 				      KPT_CALLM };
 	struct kprobe kps[ARRAY_SIZE(points)];
 	struct task_struct *hammer;
+	struct kpt_windows win;
 	int round, i, cpu, hits;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
+	kpt_windows_start(&win);
 	atomic_set(&stress_inside, 0);
 	atomic_set(&stress_wrong, 0);
 	atomic_set(&stress_hits, 0);
@@ -870,6 +872,7 @@ static void cross_cpu_arm_disarm(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&stress_hits), 0);
 	kunit_info(test, "%d hits on CPU%d during 100 register/unregister rounds\n",
 		   atomic_read(&stress_hits), cpu);
+	kpt_windows_report(test, &win);
 }
 
 /*

@@ -89,4 +89,38 @@ static inline struct task_struct *kpt_start_hammer(struct kunit *test,
 	return t;
 }
 
+/*
+ * The rare paths a cross-CPU case exists to reach (enum kprobe_window):
+ * their counts when the case starts, then how often the case entered each.
+ */
+struct kpt_windows {
+	unsigned long at_start[KPROBE_WINDOWS];
+};
+
+static inline void kpt_windows_start(struct kpt_windows *w)
+{
+	int i;
+
+	for (i = 0; i < KPROBE_WINDOWS; i++)
+		w->at_start[i] = kprobe_window_total(i);
+}
+
+static inline unsigned long kpt_window_entered(const struct kpt_windows *w,
+					       enum kprobe_window which)
+{
+	return kprobe_window_total(which) - w->at_start[which];
+}
+
+/* One line for the log: every window's count since kpt_windows_start(). */
+static inline void kpt_windows_report(struct kunit *test,
+				      const struct kpt_windows *w)
+{
+	kunit_info(test, "windows: int3_gone=%lu late_site=%lu in_flux=%lu missed=%lu bare_to_site=%lu\n",
+		   kpt_window_entered(w, KPROBE_WINDOW_INT3_GONE),
+		   kpt_window_entered(w, KPROBE_WINDOW_LATE_SITE),
+		   kpt_window_entered(w, KPROBE_WINDOW_IN_FLUX),
+		   kpt_window_entered(w, KPROBE_WINDOW_MISSED),
+		   kpt_window_entered(w, KPROBE_WINDOW_BARE_TO_SITE));
+}
+
 #endif /* _X86_KPROBES_KUNIT_H */

@@ -549,6 +549,43 @@ static void start(int (*fn)(void *), void *arg, const char *name, int i)
 		tasks[nr_tasks++] = t;
 }
 
+/*
+ * The rare paths of a hit that the run exists to reach (enum
+ * kprobe_window), counted on test kernels: what the run added.
+ */
+#ifdef CONFIG_KPROBES_KUNIT_TEST
+static unsigned long window_start[KPROBE_WINDOWS];
+
+static void windows_start(void)
+{
+	int i;
+
+	for (i = 0; i < KPROBE_WINDOWS; i++)
+		window_start[i] = kprobe_window_total(i);
+}
+
+static unsigned long window(enum kprobe_window w)
+{
+	return kprobe_window_total(w) - window_start[w];
+}
+
+static void windows_report(void)
+{
+	pr_info("kprobes_torture: windows: int3_gone=%lu late_site=%lu in_flux=%lu missed=%lu bare_to_site=%lu\n",
+		window(KPROBE_WINDOW_INT3_GONE), window(KPROBE_WINDOW_LATE_SITE),
+		window(KPROBE_WINDOW_IN_FLUX), window(KPROBE_WINDOW_MISSED),
+		window(KPROBE_WINDOW_BARE_TO_SITE));
+}
+#else
+static void windows_start(void)
+{
+}
+
+static void windows_report(void)
+{
+}
+#endif
+
 static void report(void)
 {
 	char refused[160] = "";
@@ -570,6 +607,7 @@ static void report(void)
 		atomic_long_read(&n_post),
 		atomic_long_read(&n_rp_hits), atomic_long_read(&n_jp_hits),
 		atomic_long_read(&n_module), atomic_long_read(&n_onoff));
+	windows_report();
 }
 
 static int __init kprobes_torture_init(void)
@@ -600,6 +638,7 @@ static int __init kprobes_torture_init(void)
 	for (i = 0; i < writers; i++)
 		prandom_seed_state(&w[i].rnd, seed + i);
 
+	windows_start();
 	for (i = 0; i < readers; i++)
 		start(reader_fn, (void *)(long)i, "reader", i);
 	for (i = 0; i < writers; i++)
