@@ -399,7 +399,7 @@ static void slot_or_list_written(struct perf_event *bp,
  * time (the same return slot), and that frame runs with interrupts off
  * while the breakpoints are on.  An interrupt pushes its frame just below
  * the stack pointer; were the watched slot there, the push itself would
- * hit the breakpoint, which QEMU's TCG (7.2, which the tests run on) takes by
+ * hit the breakpoint, which QEMU 7.2's TCG took by
  * abandoning the delivery after the local APIC has taken the vector in:
  * the vector stays in service, and that CPU's tick never comes again.
  * So the thread sleeps, with interrupts on, only from mixer_wait(), whose
