@@ -21,6 +21,7 @@
 #include <linux/debugfs.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/kstrtox.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
@@ -106,20 +107,21 @@ static ssize_t enabled_read(struct file *file, char __user *buf, size_t count,
 	return simple_read_from_buffer(buf, count, ppos, s, 2);
 }
 
-/* Exactly "0" or "1", with or without a newline, in one write at 0. */
+/*
+ * Whatever kstrtobool() reads as a boolean (1/0, y/n, on/off, by the first
+ * characters), at any offset: scripts written for upstream's file write
+ * all of these.
+ */
 static ssize_t enabled_write(struct file *file, const char __user *buf,
 			     size_t count, loff_t *ppos)
 {
-	char s[2] = {};
+	bool on;
 	int ret;
 
-	if (*ppos || count < 1 || count > 2)
-		return -EINVAL;
-	if (copy_from_user(s, buf, count))
-		return -EFAULT;
-	if ((s[0] != '0' && s[0] != '1') || (count == 2 && s[1] != '\n'))
-		return -EINVAL;
-	ret = kprobes_set_armed(s[0] == '1');
+	ret = kstrtobool_from_user(buf, count, &on);
+	if (ret)
+		return ret;
+	ret = kprobes_set_armed(on);
 	return ret ? ret : count;
 }
 

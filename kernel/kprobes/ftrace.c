@@ -32,8 +32,8 @@
  * @addr: where a new site would go
  *
  * Return: 1 when @addr is an ftrace location (the site goes through
- * ftrace), 0 when it is not, -EINVAL when ftrace owns bytes at @addr that
- * a site cannot use (the inside of its call, or KPROBES_ON_FTRACE off).
+ * ftrace), 0 when it is not, -EILSEQ inside ftrace's call (no instruction
+ * starts there), -EINVAL at its start with KPROBES_ON_FTRACE off.
  */
 int kprobe_ftrace_place(kprobe_opcode_t *addr)
 {
@@ -42,7 +42,9 @@ int kprobe_ftrace_place(kprobe_opcode_t *addr)
 
 	if (!loc)
 		return 0;
-	if (loc != a || !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+	if (loc != a)
+		return -EILSEQ;
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return -EINVAL;
 	return 1;
 }

@@ -450,7 +450,7 @@ static void kretprobe_refusals(struct kunit *test)
 	rp.data_size = KRETPROBE_MAX_DATA_SIZE + 1;
 	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
 	rp.data_size = 0;
-	rp.maxactive = -1;
+	rp.maxactive = KRETPROBE_MAX_ACTIVE + 1;
 	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
 	rp.maxactive = 0;
 	/* Functions that do not return on their own stack. */
@@ -466,6 +466,32 @@ static int count_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	seen.returns++;
 	return 0;
+}
+
+/*
+ * maxactive 0 or below asks for the default pool, as on upstream: 10
+ * instances, or two per possible CPU where there are more than five.
+ */
+static void kretprobe_default_pool(struct kunit *test)
+{
+	int want = max_t(int, 10, 2 * num_possible_cpus());
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpr_square",
+		.handler = count_return,
+	};
+	int asked[] = { 0, -1, INT_MIN };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(asked); i++) {
+		memset(&rp.kp, 0, sizeof(rp.kp));
+		rp.kp.symbol_name = "kpr_square";
+		rp.maxactive = asked[i];
+		KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+		KUNIT_EXPECT_EQ(test, rp.maxactive, want);
+		KUNIT_EXPECT_EQ(test, kpr_square(4), 16L);
+		unregister_kretprobe(&rp);
+	}
+	KUNIT_EXPECT_EQ(test, seen.returns, (int)ARRAY_SIZE(asked));
 }
 
 /*
@@ -713,20 +739,6 @@ static void flush_keeps_current_probe(struct kunit *test)
 	unregister_kretprobe(&rp);
 	KUNIT_EXPECT_EQ(test, seen.returns, 1);
 	KUNIT_EXPECT_TRUE(test, flush_kept_current);
-}
-
-/* maxactive 0 picks the documented default, max(16, 4 * possible CPUs). */
-static void maxactive_default(struct kunit *test)
-{
-	struct kretprobe rp = {
-		.kp.symbol_name = "kpr_square",
-		.handler = note_return,
-	};
-
-	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
-	KUNIT_EXPECT_EQ(test, rp.maxactive,
-			max_t(int, 16, 4 * num_possible_cpus()));
-	unregister_kretprobe(&rp);
 }
 
 static long j_square(long x)
@@ -1007,6 +1019,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE_SLOW(unregister_with_calls_in_flight),
 	KUNIT_CASE(handler_hits_another_kretprobe),
 	KUNIT_CASE(kretprobe_refusals),
+	KUNIT_CASE(kretprobe_default_pool),
 	KUNIT_CASE(refused_kretprobe_waits_for_nothing),
 	KUNIT_CASE(jprobe_sees_eight_arguments),
 	KUNIT_CASE(jprobe_and_kprobe_share_entry),
@@ -1014,7 +1027,6 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(no_sync_without_text_change),
 	KUNIT_CASE(partial_unregister_clears_bad_entry),
 	KUNIT_CASE(flush_keeps_current_probe),
-	KUNIT_CASE(maxactive_default),
 	KUNIT_CASE(jprobe_batch_enable_disable),
 	KUNIT_CASE(batches_of_no_probes),
 	KUNIT_CASE(handler_order_and_running),

@@ -415,10 +415,13 @@ static int release_holder(struct objpool_head *head, void *context)
 	return 0;
 }
 
-/* The default number of instances: enough for every CPU to nest a bit. */
+/*
+ * The default number of instances, upstream's: modules and kprobe events
+ * that leave maxactive at 0 (or below) see the same nmissed on both.
+ */
 static int default_maxactive(void)
 {
-	return max_t(int, 16, 4 * num_possible_cpus());
+	return max_t(int, 10, 2 * num_possible_cpus());
 }
 
 static int prepare_kretprobe(struct kretprobe *rp)
@@ -436,14 +439,14 @@ static int prepare_kretprobe(struct kretprobe *rp)
 		return ret;
 	if (!on_entry || kretprobe_refused(addr))
 		return -EINVAL;
-	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE || rp->maxactive < 0 ||
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE ||
 	    rp->maxactive > KRETPROBE_MAX_ACTIVE)
 		return -E2BIG;
 
 	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
 	if (!rph)
 		return -ENOMEM;
-	if (!rp->maxactive)
+	if (rp->maxactive <= 0)
 		rp->maxactive = default_maxactive();
 	rph->rp = rp;		/* for init_instance() */
 	ret = objpool_init(&rph->pool, rp->maxactive,
@@ -493,8 +496,8 @@ static bool has_duplicate(struct kretprobe **rps, int num)
  * Return: 0; -EINVAL for a place that is not a function's entry or that
  * cannot be probed, a probe that is in @rps twice (also as for
  * register_kprobes()); -E2BIG for a data_size over
- * KRETPROBE_MAX_DATA_SIZE or a maxactive below 0 or over
- * KRETPROBE_MAX_ACTIVE; -ENOENT; -ENOMEM.
+ * KRETPROBE_MAX_DATA_SIZE or a maxactive over KRETPROBE_MAX_ACTIVE (0 or
+ * below gets the default); -ENOENT; -ENOMEM.
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {

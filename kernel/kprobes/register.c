@@ -70,9 +70,12 @@ int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 	 */
 	addr += p->offset;
 
-	/* Re-split into function start and offset for the arch. */
+	/*
+	 * Re-split into function start and offset for the arch.  No symbol
+	 * there: -ENOENT, what upstream answers for such an address.
+	 */
 	if (!kallsyms_lookup_size_offset(addr, NULL, &offset))
-		return -EINVAL;
+		return -ENOENT;
 	*addrp = arch_adjust_kprobe_addr(addr - offset, offset, on_func_entry);
 	return 0;
 }
@@ -564,7 +567,8 @@ bool kprobe_batch_invalid(void **objs, int num)
  * Return: 0; -EINVAL for a NULL array, @num <= 0, a NULL entry, a probe
  * registered already (or twice in @kps), both or neither of addr and
  * symbol_name, or a place that cannot be probed; -ENOENT for an
- * unknown symbol; -EILSEQ for an address inside an instruction; -ENOMEM;
+ * unknown symbol or an address with no symbol; -EILSEQ for an address
+ * inside an instruction (ftrace's call included); -ENOMEM;
  * at an ftrace location (the fentry call), ftrace's own error when it
  * cannot take the probe (-ENODEV once ftrace has shut itself down).
  */

@@ -41,8 +41,9 @@ echo 1 > $DEBUGFS/enabled
 /bin/true & wait
 check "enabled 1: hits again" \
 	[ "$(log_count "kernel_clone pre_handler")" -gt "$before" -a "$(cat $DEBUGFS/enabled)" = 1 ]
-check "enabled refuses 2 and words" \
-	sh -c "! echo 2 > $DEBUGFS/enabled && ! echo on > $DEBUGFS/enabled"
+check "enabled refuses 2 and words kstrtobool does not take" \
+	sh -c "! echo 2 > $DEBUGFS/enabled && ! echo maybe > $DEBUGFS/enabled &&
+	       [ \"\$(cat $DEBUGFS/enabled)\" = 1 ]"
 rmmod kprobe_example
 
 # The list's other types and states.

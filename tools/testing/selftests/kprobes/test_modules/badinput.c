@@ -557,11 +557,6 @@ static int enable_after_unregister(void)
 	return enable_kprobe(&kp[0]);
 }
 
-static int krp_maxactive_negative(void)
-{
-	return kretprobe_sym("kbi_insn", 0, -1, 0);
-}
-
 static int krp_maxactive_huge(void)
 {
 	return kretprobe_sym("kbi_insn", 0, KRETPROBE_MAX_ACTIVE + 1, 0);
@@ -681,10 +676,10 @@ static const struct bad_case {
 	CASE(inside_insn_last, -EILSEQ, "the last byte of an instruction")
 	CASE(module_data, -EINVAL, "module data")
 	CASE(kernel_data, -EINVAL, "kernel data (jiffies)")
-	CASE(user_address, -EINVAL, "a user-space address")
-	CASE(null_address, -EINVAL, "address 1 (near NULL)")
-	CASE(vmalloc_address, -EINVAL, "a vmalloc address")
-	CASE(percpu_address, -EINVAL, "a per-CPU address")
+	CASE(user_address, -ENOENT, "a user-space address (no symbol)")
+	CASE(null_address, -ENOENT, "address 1 (near NULL, no symbol)")
+	CASE(vmalloc_address, -ENOENT, "a vmalloc address (no symbol)")
+	CASE(percpu_address, -ENOENT, "a per-CPU address (no symbol)")
 	CASE(freed_init_text, -EINVAL, "freed init text (start_kernel)")
 	CASE(bl_nokprobe, -EINVAL, "blacklist: NOKPROBE_SYMBOL (do_int3)")
 	CASE(bl_kprobes_text, -EINVAL, "blacklist: __kprobes text (kprobe_int3_handler)")
@@ -710,7 +705,6 @@ static const struct bad_case {
 	CASE(enable_unregistered, -EINVAL, "enable_kprobe() of an unregistered probe")
 	CASE(disable_unregistered, -EINVAL, "disable_kprobe() of an unregistered probe")
 	CASE(enable_after_unregister, -EINVAL, "enable_kprobe() after unregister_kprobe()")
-	CASE(krp_maxactive_negative, -E2BIG, "a kretprobe with maxactive -1")
 	CASE(krp_maxactive_huge, -E2BIG, "a kretprobe with maxactive over KRETPROBE_MAX_ACTIVE")
 	CASE(krp_data_size, -E2BIG, "a kretprobe with data_size over KRETPROBE_MAX_DATA_SIZE")
 	CASE(krp_data_size_negative, -E2BIG, "a kretprobe with data_size (size_t)-1")
