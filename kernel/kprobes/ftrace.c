@@ -270,7 +270,8 @@ static bool site_wants(struct kprobe_site *site, struct ftrace_user *kf)
  * Note the outcome of adding @site to @kf.  A site the plain ops could not
  * take drops its wish, so that arming it again retries; one that has no
  * claim keeps running its other probes, and its jprobe counts its hits as
- * missed until the caller, told the error, takes it away.
+ * missed until the caller, told the error, takes it away, or the claim is
+ * asked for again (kprobe_ftrace_site_update()).
  */
 static void added(struct kprobe_site *site, struct ftrace_user *kf, int ret)
 {
@@ -320,6 +321,22 @@ static int apply_adds(struct list_head *sites, struct ftrace_user *kf,
 }
 
 /*
+ * Take @n addresses out of @kf's filter, their bits already off.  A claim
+ * goes only once no hit that read its bit still on is under way: such a
+ * hit may send the CPU to a jprobe's handler, and another IPMODIFY ops
+ * that ftrace would then let on the function, one registered before ours
+ * and so called after it, would send the CPU elsewhere over it.  Every
+ * hit reads the bit with preemption off: the grace period covers it.
+ */
+static void filter_leave(struct ftrace_user *kf, unsigned long *ips,
+			 unsigned int n)
+{
+	if (kf->in == KPROBE_FTRACE_IN_IPMODIFY)
+		synchronize_rcu();
+	filter_remove(kf, ips, n);
+}
+
+/*
  * Take out of @kf the sites that should not be in it.  The bit goes off
  * before ftrace lets the address go: the plain handler stops acting for
  * the site, or lets no jprobe take over any more, before the ops leaves.
@@ -336,12 +353,12 @@ static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
 		WRITE_ONCE(site->ftrace_in, site->ftrace_in & ~kf->in);
 		ips[k++] = (unsigned long)site->addr;
 		if (k == cap) {
-			filter_remove(kf, ips, k);
+			filter_leave(kf, ips, k);
 			k = 0;
 		}
 	}
 	if (k)
-		filter_remove(kf, ips, k);
+		filter_leave(kf, ips, k);
 }
 
 /*
@@ -350,7 +367,7 @@ static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
  * Most probes at ftrace locations are alone there and have a pre_handler
  * and nothing else: a kprobe event's, a BPF program's, a kretprobe's.
  * Such a probe needs nothing a site keeps: no copy of an instruction, no
- * list to walk, no move to the IPMODIFY ops.  So it goes without one.
+ * list to walk, no claim on the IPMODIFY ops.  So it goes without one.
  * It is hashed by its own ->hlist (kprobe_bare_hash, which the plain ops'
  * handler reads when no site is at the address, ftrace_handler.c), and
  * its two states are bits of its ->flags:
@@ -753,19 +770,28 @@ int kprobe_ftrace_commit(struct list_head *pending)
 	return ret;
 }
 
+/* Does @site, armed, still lack the claim it wants? */
+static bool claim_refused(struct kprobe_site *site)
+{
+	return site->armed && site->ftrace_ipmodify &&
+	       !site_in(site, &ftrace_users[1]);
+}
+
 /**
  * kprobe_ftrace_site_update() - a site's probes changed
  * @site: an ftrace site
  * @jprobe: whether a jprobe is among them now
  *
- * Queues the site when its claim on the IPMODIFY ops must come or go; the
- * caller commits.
+ * Queues the site when its claim on the IPMODIFY ops must come or go, or
+ * when an armed site lacks the claim it wants (ftrace refused it at an
+ * earlier commit: arming again, enabling again, retries); the caller
+ * commits.
  * Context: kprobe_mutex held.
  */
 void kprobe_ftrace_site_update(struct kprobe_site *site, bool jprobe)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	if (site->ftrace_ipmodify == jprobe)
+	if (site->ftrace_ipmodify == jprobe && !claim_refused(site))
 		return;
 	site->ftrace_ipmodify = jprobe;
 	kprobe_site_queue(site);
@@ -790,7 +816,7 @@ void kprobe_ftrace_site_gone(struct kprobe_site *site)
 		if (!site_in(site, &ftrace_users[i]))
 			continue;
 		WRITE_ONCE(site->ftrace_in, site->ftrace_in & ~ftrace_users[i].in);
-		filter_remove(&ftrace_users[i], &ip, 1);
+		filter_leave(&ftrace_users[i], &ip, 1);
 	}
 }
 #endif /* CONFIG_KPROBES_ON_FTRACE */

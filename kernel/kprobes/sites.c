@@ -375,8 +375,9 @@ void __kprobes kprobe_site_missed(struct kprobe_site *site)
  * kprobe_site_pre_handlers() - run the pre_handlers of a site
  * @site: the site that was hit
  * @regs: the registers at the hit, regs->ip just past the breakpoint
- * @jprobe_ok: a jprobe's handler may take over from here; when not (the
- *	plain ftrace_ops, ftrace.c), a jprobe counts the hit as missed
+ * @jprobe_ok: a jprobe's handler may take over from here; when not (an
+ *	ftrace site whose IPMODIFY claim is not held, ftrace.c), a jprobe
+ *	counts the hit as missed
  *
  * current_kprobe names the probe whose handler runs, so that a hit from
  * inside a handler is seen as a reentry and a fault is routed to the right

@@ -1023,9 +1023,9 @@ static struct ftrace_ops other_ipmodify = {
 };
 
 /*
- * A jprobe's handler replaces the function for a while: its site is in
- * our IPMODIFY ops, so ftrace keeps any other IPMODIFY user (a livepatch)
- * off the function, in both orders, with -EBUSY.  A kprobe there does
+ * A jprobe's handler replaces the function for a while: its site holds a
+ * claim on our IPMODIFY ops, so ftrace keeps any other IPMODIFY user (a
+ * livepatch) off the function, in both orders, with -EBUSY.  A kprobe there does
  * not: it shares the function.
  */
 static void jprobe_excludes_other_ipmodify(struct kunit *test)
@@ -1061,6 +1061,49 @@ static void jprobe_excludes_other_ipmodify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&jhits), 1);
 	unregister_jprobe(&jp);
 	ftrace_set_filter_ip(&other_ipmodify, (unsigned long)addr, 1, 1);
+}
+
+/*
+ * The claim a jprobe's site wants is refused when Kprobes are armed again
+ * while another IPMODIFY user holds the function: arming says -EBUSY and
+ * the jprobe misses its hits.  Once that user has gone, arming again (or
+ * enabling the jprobe again) asks for the claim again, and the jprobe
+ * takes over again.
+ */
+static void refused_claim_retried(struct kunit *test)
+{
+	kprobe_opcode_t *addr = target_entry(test);
+	struct jprobe jp = { .kp.addr = addr, .entry = jentry };
+
+	atomic_set(&jhits, 0);
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(1), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&jhits), 1);
+	KUNIT_EXPECT_EQ(test, kprobes_set_armed(false), 0);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&other_ipmodify,
+						   (unsigned long)addr, 0, 1), 0);
+	if (register_ftrace_function(&other_ipmodify)) {
+		kprobes_set_armed(true);
+		unregister_jprobe(&jp);
+		ftrace_set_filter_ip(&other_ipmodify, (unsigned long)addr, 1, 1);
+		KUNIT_FAIL(test, "the other IPMODIFY ops was refused");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, kprobes_set_armed(true), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kpft_fn(2), 7);
+	KUNIT_EXPECT_EQ(test, atomic_read(&jhits), 1);	/* missed */
+	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&other_ipmodify), 0);
+	ftrace_set_filter_ip(&other_ipmodify, (unsigned long)addr, 1, 1);
+
+	KUNIT_EXPECT_EQ(test, kprobes_set_armed(true), 0);
+	KUNIT_EXPECT_EQ(test, kpft_fn(3), 10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&jhits), 2);
+	/* The claim holds again: the other user is kept off. */
+	KUNIT_EXPECT_EQ(test, ftrace_set_filter_ip(&other_ipmodify,
+						   (unsigned long)addr, 0, 1), 0);
+	KUNIT_EXPECT_EQ(test, register_ftrace_function(&other_ipmodify), -EBUSY);
+	ftrace_set_filter_ip(&other_ipmodify, (unsigned long)addr, 1, 1);
+	unregister_jprobe(&jp);
 }
 
 /*
@@ -1287,6 +1330,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(inside_fentry_call_refused),
 	KUNIT_CASE(probe_after_ftrace_site_while_jumped),
 	KUNIT_CASE(jprobe_excludes_other_ipmodify),
+	KUNIT_CASE(refused_claim_retried),
 	KUNIT_CASE(ftrace_refusal_mid_batch_fails_it),
 	KUNIT_CASE(trace_through_kretprobe_and_rethook),
 	KUNIT_CASE_SLOW(arming_while_called),
