@@ -21,14 +21,13 @@
 #      selftests, is the image of the step before, not rebuilt.  The
 #      last step must have every option of the fragments, as make check's
 #      kernels do (SERIES_BUILD=0 skips all of 3).  The last step is the
-#      assembled tree, so the walk leaves make check's kernels built: run
-#      before make check (as .ci/run does), it costs one build of each
-#      kernel from scratch, not two.  SERIES_EARLY_KERNELS="tracing" builds
-#      only the tracing kernel before the switch (.ci/run's choice): the
-#      switch changes struct task_struct in the test kernel (RETHOOK goes;
-#      fprobe keeps it in the tracing kernel), so the test kernel is built
-#      in full twice otherwise, and before the switch the tracing kernel
-#      compiles all the test kernel does and more.
+#      assembled tree, so the walk leaves make check's kernels built for
+#      a make check after it.  The switch changes <linux/kprobes.h>,
+#      which nine files in ten of either kernel include, so a kernel
+#      built before it is built about twice.  SERIES_EARLY_KERNELS names
+#      the kernels built before the switch (default: all; .ci/run's
+#      choice is none: before the switch only patches 1 and 7 change a
+#      file a build compiles).
 # Prints one line per patch: its size, checkpatch totals, build results.
 set -euo pipefail
 
