@@ -242,34 +242,75 @@ bool kprobe_refuses_core_text(unsigned long addr)
 	return within_listed_text(addr) || kprobe_refused_by_name(addr);
 }
 
-/* For debugfs: every range, start-end and what it is. */
+/*
+ * The blacklist file's line for the function around @addr: its range and
+ * its name (with the module's, for module text).  Return: its size, 0 if
+ * kallsyms knows no function there.
+ */
+static unsigned long show_function(struct seq_file *m, bool show_addr,
+				   unsigned long addr)
+{
+	unsigned long size, offset, start;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset) || !size)
+		return 0;
+	start = addr - offset;
+	seq_printf(m, "0x%px-0x%px\t%ps\n",
+		   show_addr ? (void *)start : NULL,
+		   show_addr ? (void *)(start + size) : NULL, (void *)start);
+	return size - offset;
+}
+
+/**
+ * kprobe_blacklist_show_area() - the blacklist file's lines for a text area
+ * @m: the file
+ * @show_addr: may the reader see kernel addresses
+ * @start: the area's first byte
+ * @end: one past its last
+ *
+ * One line per function in the area, as upstream's file has always listed
+ * areas, for the scripts that parse it.  Stops at a byte that no function
+ * covers: kallsyms gives every function the room up to the next one.
+ */
+void kprobe_blacklist_show_area(struct seq_file *m, bool show_addr,
+				unsigned long start, unsigned long end)
+{
+	unsigned long addr, size;
+
+	for (addr = start; addr < end; addr += size) {
+		size = show_function(m, show_addr, addr);
+		if (!size)
+			break;
+		cond_resched();
+	}
+}
+
+/*
+ * For debugfs: the NOKPROBE_SYMBOL() functions, then every function of
+ * the refused sections, a line each.
+ */
 void kprobe_blacklist_show(struct seq_file *m, bool show_addr)
 {
 	static const struct {
-		const char *start, *end, *what;
+		const char *start, *end;
 	} sections[] = {
-		{ __kprobes_text_start, __kprobes_text_end, ".kprobes.text" },
-		{ __noinstr_text_start, __noinstr_text_end, ".noinstr.text" },
-		{ __entry_text_start, __entry_text_end, ".entry.text" },
-		{ __irqentry_text_start, __irqentry_text_end, ".irqentry.text" },
+		{ __kprobes_text_start, __kprobes_text_end },
+		{ __noinstr_text_start, __noinstr_text_end },
+		{ __entry_text_start, __entry_text_end },
+		{ __irqentry_text_start, __irqentry_text_end },
 	};
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(sections); i++)
-		seq_printf(m, "0x%px-0x%px\t[%s]\n",
-			   show_addr ? sections[i].start : NULL,
-			   show_addr ? sections[i].end : NULL, sections[i].what);
 	for (i = 0; i < nr_nokprobe_ranges; i++)
-		seq_printf(m, "0x%px-0x%px\t%ps\n",
-			   show_addr ? (void *)nokprobe_ranges[i].start : NULL,
-			   show_addr ? (void *)nokprobe_ranges[i].end : NULL,
-			   (void *)nokprobe_ranges[i].start);
+		show_function(m, show_addr, nokprobe_ranges[i].start);
+	for (i = 0; i < ARRAY_SIZE(sections); i++)
+		kprobe_blacklist_show_area(m, show_addr,
+					   (unsigned long)sections[i].start,
+					   (unsigned long)sections[i].end);
 #ifdef CONFIG_KPROBES_CLASSIC_ARCH
 	for (i = 0; i < nr_arch_ranges; i++)
-		seq_printf(m, "0x%px-0x%px\t%ps\n",
-			   show_addr ? (void *)arch_ranges[i].start : NULL,
-			   show_addr ? (void *)arch_ranges[i].end : NULL,
-			   (void *)arch_ranges[i].start);
+		kprobe_blacklist_show_area(m, show_addr, arch_ranges[i].start,
+					   arch_ranges[i].end);
 #endif
 }
 

@@ -3,9 +3,10 @@
  * /sys/kernel/debug/kprobes/: list, enabled, blacklist.
  *
  *   list       one line per registered probe: address, type (k kprobe,
- *              r kretprobe, j jprobe), symbol+offset, [module], then
- *              [GONE], [DISABLED], [OPTIMIZED], [FTRACE] as true at
- *              that moment ([FTRACE]: reached through ftrace, ftrace.c).
+ *              r kretprobe, j jprobe), symbol+offset, the module, then
+ *              [GONE] or [DISABLED], [OPTIMIZED], [FTRACE] as true at
+ *              that moment ([FTRACE]: reached through ftrace, ftrace.c),
+ *              in upstream's layout (show_probe()).
  *              [OPTIMIZED], as upstream has always shown it (and its
  *              ftrace selftests expect it right after arming): the
  *              optimizer has taken the site, its jmp is in or goes in
@@ -14,7 +15,8 @@
  *              The address is zeros unless kallsyms may show it.
  *   enabled    1 or 0; writing 0 disarms every probe, 1 re-arms all but
  *              those disabled one by one.
- *   blacklist  the text ranges no probe may go into, with their symbols.
+ *   blacklist  the functions no probe may go into, a line each, with
+ *              their ranges, as upstream lists them.
  *
  * All three are root's only.  They read the probes under kprobe_mutex.
  */
@@ -36,27 +38,34 @@ static char probe_type(struct kprobe *p)
 	return 'k';
 }
 
+/*
+ * One line per probe, laid out as upstream's file has always laid it out,
+ * for the scripts that parse it: the address, two blanks, the type, two
+ * blanks, symbol+offset, two blanks, the module's name or a blank, a
+ * blank, then the states with nothing between them.  An address without
+ * a symbol is printed by %pS, followed by a blank.
+ */
 static void show_probe(struct seq_file *m, struct kprobe_site *site,
 		       struct kprobe *p, bool show_addr)
 {
 	char sym[KSYM_NAME_LEN], *modname;
 	unsigned long size, offset;
+	bool gone = kprobe_gone(p);
 	const char *name;
 
 	name = kallsyms_lookup((unsigned long)p->addr, &size, &offset,
 			       &modname, sym);
 	seq_printf(m, "%px  %c  ", show_addr ? p->addr : NULL, probe_type(p));
 	if (name)
-		seq_printf(m, "%s+0x%lx", name, offset);
+		seq_printf(m, "%s+0x%x  %s ", name, (unsigned int)offset,
+			   modname ? modname : " ");
 	else
-		seq_printf(m, "%px", show_addr ? p->addr : NULL);
-	if (name && modname)
-		seq_printf(m, " [%s]", modname);
+		seq_printf(m, "%pS ", p->addr);
 	seq_printf(m, "%s%s%s%s\n",
-		   kprobe_gone(p) ? " [GONE]" : "",
-		   p->flags & KPROBE_FLAG_DISABLED ? " [DISABLED]" : "",
-		   site && site->opt != KPROBE_OPT_NONE ? " [OPTIMIZED]" : "",
-		   kprobe_ftrace(p) ? " [FTRACE]" : "");
+		   gone ? "[GONE]" : "",
+		   !gone && (p->flags & KPROBE_FLAG_DISABLED) ? "[DISABLED]" : "",
+		   site && site->opt != KPROBE_OPT_NONE ? "[OPTIMIZED]" : "",
+		   kprobe_ftrace(p) ? "[FTRACE]" : "");
 }
 
 /* A bare probe (ftrace.c) has no site, and is never optimized. */

@@ -203,6 +203,8 @@ bool kprobes_armed(void);
 /* The blacklist (blacklist.c). */
 int kprobe_blacklist_init(void);
 void kprobe_blacklist_show(struct seq_file *m, bool show_addr);
+void kprobe_blacklist_show_area(struct seq_file *m, bool show_addr,
+				unsigned long start, unsigned long end);
 
 /* Probe types, for the list (kretprobe.c). */
 #ifdef CONFIG_KRETPROBES

@@ -21,7 +21,8 @@
 
 /*
  * Loaded modules with text no probe may go into (.noinstr.text,
- * .kprobes.text), for the blacklist file; kprobe_mutex.  The refusal
+ * .kprobes.text, NOKPROBE_SYMBOL() functions), for the blacklist file;
+ * kprobe_mutex.  The refusal
  * itself reads the module's own fields (kprobe_check_module_place()).
  */
 struct forbidden_module {
@@ -35,7 +36,8 @@ static void note_forbidden_text(struct module *mod)
 {
 	struct forbidden_module *fm;
 
-	if (!mod->noinstr_text_size && !mod->kprobes_text_size)
+	if (!mod->noinstr_text_size && !mod->kprobes_text_size &&
+	    !mod->num_kprobe_blacklist)
 		return;
 	fm = kmalloc(sizeof(*fm), GFP_KERNEL);
 	if (!fm)
@@ -56,28 +58,31 @@ static void forget_forbidden_text(struct module *mod)
 	}
 }
 
-static void show_range(struct seq_file *m, bool show_addr, void *start,
-		       unsigned int size, const char *what, const char *mod)
-{
-	if (!size)
-		return;
-	seq_printf(m, "0x%px-0x%px\t[%s] [%s]\n", show_addr ? start : NULL,
-		   show_addr ? start + size : NULL, what, mod);
-}
-
-/* The blacklist file's lines for module text. */
+/*
+ * The blacklist file's lines for module text: the module's NOKPROBE_SYMBOL()
+ * functions, then every function of its .kprobes.text and .noinstr.text,
+ * each named with the module, as upstream's file lists them.
+ */
 void kprobe_module_blacklist_show(struct seq_file *m, bool show_addr)
 {
 	struct forbidden_module *fm;
+	unsigned int i;
 
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(fm, &forbidden_modules, node) {
-		show_range(m, show_addr, fm->mod->kprobes_text_start,
-			   fm->mod->kprobes_text_size, ".kprobes.text",
-			   fm->mod->name);
-		show_range(m, show_addr, fm->mod->noinstr_text_start,
-			   fm->mod->noinstr_text_size, ".noinstr.text",
-			   fm->mod->name);
+		struct module *mod = fm->mod;
+		unsigned long text;
+
+		for (i = 0; i < mod->num_kprobe_blacklist; i++)
+			kprobe_blacklist_show_area(m, show_addr,
+						   mod->kprobe_blacklist[i],
+						   mod->kprobe_blacklist[i] + 1);
+		text = (unsigned long)mod->kprobes_text_start;
+		kprobe_blacklist_show_area(m, show_addr, text,
+					   text + mod->kprobes_text_size);
+		text = (unsigned long)mod->noinstr_text_start;
+		kprobe_blacklist_show_area(m, show_addr, text,
+					   text + mod->noinstr_text_size);
 	}
 	mutex_unlock(&kprobe_mutex);
 }

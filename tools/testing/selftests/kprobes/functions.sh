@@ -11,9 +11,9 @@ DEBUGFS=/sys/kernel/debug/kprobes
 
 # On a kernel with the function tracer a function's entry is its fentry
 # call, and a probe there is reached through ftrace: its list line ends
-# in " [FTRACE]" (ENTRY_STATE, a grep -E pattern).  Elsewhere nothing.
+# in "[FTRACE]" (ENTRY_STATE, a grep -E pattern).  Elsewhere nothing.
 if grep -qw __fentry__ /proc/kallsyms; then
-	ENTRY_STATE=' \[FTRACE\]'
+	ENTRY_STATE='\[FTRACE\]'
 else
 	ENTRY_STATE=
 fi

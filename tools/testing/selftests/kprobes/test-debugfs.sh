@@ -10,7 +10,7 @@
 OPT=/proc/sys/debug/kprobes-optimization
 
 ktap_print_header
-ktap_set_plan 27
+ktap_set_plan 29
 
 check "list, enabled, blacklist exist" \
 	[ -f $DEBUGFS/list -a -f $DEBUGFS/enabled -a -f $DEBUGFS/blacklist ]
@@ -30,6 +30,10 @@ check "list: symbol+offset" sh -c "echo $3 | grep -qE '^kernel_clone\+0x[0-9a-f]
 want="$1 $2 $3"
 [ -n "$ENTRY_STATE" ] && want="$want [FTRACE]"
 check "list: no module, no state for a plain armed probe" [ "$*" = "$want" ]
+# Upstream's layout, which scripts split on: two blanks between the
+# fields, a blank where a module's name would be, a blank, the states.
+check "list: upstream's layout, blanks and all" \
+	grep -qE "^[0-9a-f]+  k  kernel_clone\+0x[0-9a-f]+    $ENTRY_STATE\$" $DEBUGFS/list
 
 check "enabled reads 1" [ "$(cat $DEBUGFS/enabled)" = 1 ]
 echo 0 > $DEBUGFS/enabled
@@ -49,19 +53,19 @@ rmmod kprobe_example
 # The list's other types and states.
 insmod "$MODDIR/kretprobe_example.ko"
 check "list: type r for a kretprobe" \
-	grep -qE "  r  kernel_clone\+0x[0-9a-f]+( \[OPTIMIZED\])?$ENTRY_STATE\$" $DEBUGFS/list
+	grep -qE "  r  kernel_clone\+0x[0-9a-f]+    (\[OPTIMIZED\])?$ENTRY_STATE\$" $DEBUGFS/list
 rmmod kretprobe_example
 insmod "$MODDIR/jprobe_example.ko"
 check "list: type j for a jprobe" \
-	grep -qE "  j  kernel_clone\+0x[0-9a-f]*$ENTRY_STATE\$" $DEBUGFS/list
+	grep -qE "  j  kernel_clone\+0x[0-9a-f]*    $ENTRY_STATE\$" $DEBUGFS/list
 rmmod jprobe_example
 insmod "$MODDIR/kprobes_target.ko" probe_sym=int_sqrt sym_disabled=1
 check "list: a probe registered disabled is [DISABLED]" \
-	grep -q '  k  int_sqrt+0x[0-9a-f]* \[DISABLED\]$' $DEBUGFS/list
+	grep -q '  k  int_sqrt+0x[0-9a-f]*    \[DISABLED\]$' $DEBUGFS/list
 echo 0 > $DEBUGFS/enabled
 echo 1 > $DEBUGFS/enabled
 check "enabled 0 then 1 leaves it [DISABLED]" \
-	grep -q '  k  int_sqrt+0x[0-9a-f]* \[DISABLED\]$' $DEBUGFS/list
+	grep -q '  k  int_sqrt+0x[0-9a-f]*    \[DISABLED\]$' $DEBUGFS/list
 rmmod kprobes_target
 
 # A probe registered while everything is disarmed stays unarmed until 1.
@@ -77,7 +81,9 @@ check "enabled 1: it fires" [ "$(log_count "kernel_clone pre_handler")" -gt "$be
 rmmod kprobe_example
 
 check "blacklist lists .kprobes.text and NOKPROBE_SYMBOL functions" \
-	sh -c "grep -q '\[.kprobes.text\]' $DEBUGFS/blacklist && grep -q 'do_int3' $DEBUGFS/blacklist"
+	sh -c "grep -q '	kprobe_int3_handler\$' $DEBUGFS/blacklist && grep -q 'do_int3' $DEBUGFS/blacklist"
+check "blacklist: a line per function, start-end and name, as upstream's" \
+	sh -c "! grep -vqE '^0x[0-9a-f]+-0x[0-9a-f]+	[^ ]+( \[[^ ]+\])?\$' $DEBUGFS/blacklist"
 
 check "optimization knob reads 1" [ "$(cat $OPT)" = 1 ]
 echo 0 > $OPT

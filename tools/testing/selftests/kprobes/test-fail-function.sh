@@ -44,7 +44,7 @@ check "may_fail returns 0 before" [ "$(cat $T/may_fail)" = 0 ]
 check "fail_function takes kprobes_target_may_fail, -ENOMEM" \
 	inject kprobes_target_may_fail -12
 check "its probe is in the list at the entry, through ftrace if traced" \
-	grep -qE "  k  kprobes_target_may_fail\+0x[04] +\[kprobes_target\]$ENTRY_STATE\$" $DEBUGFS/list
+	grep -qE "  k  kprobes_target_may_fail\+0x[04]  kprobes_target $ENTRY_STATE\$" $DEBUGFS/list
 check "the caller sees -12" [ "$(cat $T/may_fail)" = -12 ]
 uninject kprobes_target_may_fail
 check "uninjected, it returns 0 again" [ "$(cat $T/may_fail)" = 0 ]
