@@ -378,8 +378,8 @@ void kprobe_flush_task(struct task_struct *tk)
 
 	/*
 	 * This runs from an RCU callback, in softirq, so it may interrupt a
-	 * handler that runs with interrupts on (a detour's, a post copy's, a
-	 * kretprobe's).  That handler's current_kprobe already makes probes
+	 * handler that runs with interrupts on (a detour's, an ftrace site's,
+	 * a kretprobe's).  That handler's current_kprobe already makes probes
 	 * hit here count as missed, and must still be there afterwards.
 	 */
 	preempt_disable();

@@ -153,6 +153,7 @@ static inline kprobe_opcode_t *kprobe_region_copy(const struct arch_specific_ins
 /* One out-of-line execution in flight on this CPU. */
 struct kprobe_step {
 	struct kprobe_site	*site;
+	kprobe_opcode_t		*copy;		/* the step copy or the post copy */
 	unsigned long		saved_if;	/* the caller's IF bit */
 	bool			handlers;	/* run post_handlers at the end */
 };

@@ -189,6 +189,38 @@ static int __kprobes leave_by_region(struct kprobe_site *site,
 }
 
 /*
+ * Send the CPU to @copy with IF cleared, and remember the step: its end
+ * (the int3 behind a step copy, the head of a post copy) puts IF back.
+ * @handlers: the handler level lasts over the copy, post_handlers are due.
+ */
+static void __kprobes push_step(struct kprobe_ctlblk *kcb,
+				struct kprobe_site *site, struct pt_regs *regs,
+				kprobe_opcode_t *copy, bool handlers)
+{
+	struct kprobe_step *step;
+
+	if (WARN_ON_ONCE(kcb->depth == KPROBE_MAX_NEST)) {
+		/* Unreachable in practice: NMI inside #MC inside #BP... */
+		pr_emerg("kprobes: nesting too deep at %pS\n", site->addr);
+		BUG();
+	}
+	/*
+	 * The depth first: an NMI that hits a probe from here on takes the
+	 * entry above this one (pop_step() reads in the other order).
+	 */
+	step = &kcb->steps[kcb->depth++];
+	barrier();
+	step->site = site;
+	step->copy = copy;
+	step->saved_if = regs->flags & X86_EFLAGS_IF;
+	step->handlers = handlers;
+	if (handlers)
+		kcb->kprobe_status = KPROBE_HIT_SS;
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)copy;
+}
+
+/*
  * Carry out the probed instruction: emulate it now, or send the CPU to the
  * copy.  @handlers: this is the handler level, post_handlers are due.
  */
@@ -196,8 +228,6 @@ static int __kprobes carry_out(struct kprobe_ctlblk *kcb,
 			       struct kprobe_site *site, struct pt_regs *regs,
 			       bool handlers)
 {
-	struct kprobe_step *step;
-
 	if (text_in_flux(site)) {
 		kprobe_window_entered(KPROBE_WINDOW_IN_FLUX);
 		/* No post_handler can run: the region copy has no head. */
@@ -216,37 +246,45 @@ static int __kprobes carry_out(struct kprobe_ctlblk *kcb,
 		return 1;
 	}
 
-	if (WARN_ON_ONCE(kcb->depth == KPROBE_MAX_NEST)) {
-		/* Unreachable in practice: NMI inside #MC inside #BP... */
-		pr_emerg("kprobes: nesting too deep at %pS\n", site->addr);
-		BUG();
-	}
-	step = &kcb->steps[kcb->depth++];
-	step->site = site;
-	step->saved_if = regs->flags & X86_EFLAGS_IF;
-	step->handlers = handlers;
-	if (handlers)
-		kcb->kprobe_status = KPROBE_HIT_SS;
-
 	/* No interrupt may come between here and the int3 behind the copy. */
-	regs->flags &= ~X86_EFLAGS_IF;
-	regs->ip = (unsigned long)site->ainsn.insn;
+	push_step(kcb, site, regs, site->ainsn.insn, handlers);
 	return 1;
+}
+
+/*
+ * Take the top step off, as a copy read before the depth drops: from
+ * then on an NMI that hits a probe reuses the entry (push_step() writes
+ * in the other order).
+ */
+static struct kprobe_step __kprobes pop_step(struct kprobe_ctlblk *kcb)
+{
+	struct kprobe_step step = kcb->steps[kcb->depth - 1];
+
+	barrier();
+	kcb->depth--;
+	return step;
+}
+
+/* The copy of @step has run: the caller's IF goes back into @regs. */
+static void __kprobes give_back_if(const struct kprobe_step *step,
+				   struct pt_regs *regs)
+{
+	regs->flags |= step->saved_if;
+	/* pushf ran with IF cleared: the pushed image must show the real one. */
+	if (step->site->ainsn.kind == KPROBE_INSN_STEP_PUSHF)
+		*(unsigned long *)regs->sp |= step->saved_if;
 }
 
 /* The int3 behind the copy of the top step was reached. */
 static int __kprobes finish_step(struct kprobe_ctlblk *kcb,
 				 struct pt_regs *regs)
 {
-	struct kprobe_step *step = &kcb->steps[--kcb->depth];
-	struct kprobe_site *site = step->site;
+	struct kprobe_step step = pop_step(kcb);
+	struct kprobe_site *site = step.site;
 
 	regs->ip = (unsigned long)site->addr + site->ainsn.len;
-	regs->flags |= step->saved_if;
-	/* pushf ran with IF cleared: the pushed image must show the real one. */
-	if (site->ainsn.kind == KPROBE_INSN_STEP_PUSHF)
-		*(unsigned long *)regs->sp |= step->saved_if;
-	if (step->handlers)
+	give_back_if(&step, regs);
+	if (step.handlers)
 		kprobe_site_post_handlers(site, regs);
 	return 1;
 }
@@ -259,7 +297,8 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
 	if (!kcb->depth)
 		return false;
 	site = kcb->steps[kcb->depth - 1].site;
-	return addr == site->ainsn.insn + site->ainsn.len;
+	return addr == site->ainsn.insn + site->ainsn.len &&
+	       kcb->steps[kcb->depth - 1].copy == site->ainsn.insn;
 }
 
 /*
@@ -463,6 +502,11 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 	if (kprobe_site_pre_handlers(site, regs, true))
 		return 1;	/* a handler sent the CPU elsewhere */
 	fast = fast_copy(site);
+	if (fast && fast == kprobe_post_copy(&site->ainsn)) {
+		/* The post copy: the handler level lasts until its head. */
+		push_step(kcb, site, regs, fast, true);
+		return 1;
+	}
 	if (fast) {
 		reset_current_kprobe();
 		regs->ip = (unsigned long)fast;
@@ -471,14 +515,57 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 	return carry_out(kcb, site, regs, true);
 }
 
+/**
+ * kprobe_post_callback() - the end of a post copy
+ * @site: the site, as built into its post copy
+ * @regs: the registers after the instruction, saved by the head
+ *
+ * The int3 path ran the pre_handlers and sent the CPU to the post copy
+ * rather than the step copy: one trap instead of two.  It pushed a step
+ * as for the step copy, with IF cleared and current_kprobe left set, so
+ * the pre_handlers and post_handlers of one hit run on one CPU with
+ * interrupts off, and a hit in between (an NMI's) only counts as missed.
+ * That step is still the top one: a nested step ends before its NMI does.
+ *
+ * The head puts regs->flags back with popf, so the IF bit restored here
+ * turns interrupts back on as the CPU leaves for the original code.
+ * lockdep still has the state of the trap's caller (the trap's exit gave
+ * it back) while IF is cleared: it is told of the real state around the
+ * handlers, as local_irq_disable() and local_irq_enable() would tell it.
+ */
+__visible void __kprobes kprobe_post_callback(struct kprobe_site *site,
+					      struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_step step;
+
+	if (!kcb->depth || kcb->steps[kcb->depth - 1].site != site) {
+		/* Nothing sane to go back to: which IF, which handler level? */
+		pr_emerg("kprobes: post copy of %pS left without its step\n",
+			 site->addr);
+		BUG();
+	}
+	/*
+	 * A copy: a post_handler's own hits (missed, but stepped) and an
+	 * NMI's reuse the entry.
+	 */
+	step = pop_step(kcb);
+	if (step.saved_if)
+		trace_hardirqs_off();
+	give_back_if(&step, regs);
+	kprobe_site_post_handlers(site, regs);
+	if (step.saved_if)
+		trace_hardirqs_on();
+}
+
 /* Undo the top step after its copy faulted; the fault goes on from @addr. */
 static void __kprobes abandon_step(struct kprobe_ctlblk *kcb,
 				   struct pt_regs *regs)
 {
-	struct kprobe_step *step = &kcb->steps[--kcb->depth];
+	struct kprobe_step step = pop_step(kcb);
 
-	regs->flags |= step->saved_if;
-	if (step->handlers)
+	regs->flags |= step.saved_if;
+	if (step.handlers)
 		reset_current_kprobe();
 }
 
@@ -503,7 +590,7 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	if (kcb->depth) {
 		struct kprobe_step *step = &kcb->steps[kcb->depth - 1];
 		struct kprobe_site *site = step->site;
-		unsigned long slot = (unsigned long)site->ainsn.insn;
+		unsigned long slot = (unsigned long)step->copy;
 
 		if (regs->ip - slot < site->ainsn.len) {
 			if (step->handlers &&

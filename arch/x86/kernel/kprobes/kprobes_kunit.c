@@ -328,6 +328,7 @@ static void fault_in_handlers(struct kunit *test)
 static void pushf_shows_real_if(struct kunit *test)
 {
 	unsigned long expect = kpt_pushf() & X86_EFLAGS_IF;
+	unsigned long traps, image;
 	struct kprobe kp;
 
 	KUNIT_ASSERT_NE(test, expect, 0UL);	/* the suite runs with IRQs on */
@@ -335,6 +336,20 @@ static void pushf_shows_real_if(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_EQ(test, kpt_pushf() & X86_EFLAGS_IF, expect);
 	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	unregister_kprobe(&kp);
+
+	/* Without a fault_handler: the post copy, also run with IF cleared. */
+	kp_at(&kp, POINT(KPT_PUSHF));
+	kp.fault_handler = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	preempt_disable();
+	traps = this_cpu_read(kprobe_traps_taken);
+	image = kpt_pushf();
+	traps = this_cpu_read(kprobe_traps_taken) - traps;
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, image & X86_EFLAGS_IF, expect);
+	KUNIT_EXPECT_EQ(test, traps, 1UL);	/* the post copy, not the step */
+	KUNIT_EXPECT_EQ(test, seen.post, 2);
 	unregister_kprobe(&kp);
 }
 

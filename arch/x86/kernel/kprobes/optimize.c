@@ -614,25 +614,3 @@ __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 	}
 	preempt_enable();
 }
-
-/**
- * kprobe_post_callback() - the post_handlers, on the way back from a copy
- * @site: the site, as built into its post copy
- * @regs: the registers after the instruction, saved by the head
- *
- * The int3 path ran the pre_handlers and sent the CPU to the post copy
- * instead of the step copy: one trap instead of two.  Between the two
- * halves the CPU ran the copy with its own IF and no current_kprobe, so
- * the post_handlers may come from another context than the pre_handlers
- * did; that is why only sites without fault_handlers and jprobes go here.
- */
-__visible void __kprobes kprobe_post_callback(struct kprobe_site *site,
-					      struct pt_regs *regs)
-{
-	preempt_disable();
-	if (likely(!kprobe_running()))
-		kprobe_site_post_handlers(site, regs);
-	else
-		kprobe_site_missed(site);
-	preempt_enable();
-}

@@ -10,10 +10,12 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/percpu.h>
 #include <linux/stacktrace.h>
 #include <asm/insn.h>
 #include <asm/nops.h>
@@ -115,12 +117,12 @@ static unsigned long traps_of_call(long *result)
 }
 
 /*
- * An instruction of kxp_mix() after its first that runs from a copy (no
+ * An instruction of @fn after its first that runs from a copy (no
  * control transfer, which would be emulated whatever the probe asks).
  */
-static kprobe_opcode_t *copied_insn(struct kunit *test)
+static kprobe_opcode_t *copied_insn_of(struct kunit *test, void *fn)
 {
-	unsigned long addr = (unsigned long)kxp_mix;
+	unsigned long addr = (unsigned long)fn;
 	struct insn insn;
 	int i;
 
@@ -135,8 +137,13 @@ static kprobe_opcode_t *copied_insn(struct kunit *test)
 			return (kprobe_opcode_t *)addr;
 		addr += insn.length;
 	}
-	KUNIT_FAIL(test, "no copied instruction in kxp_mix()");
+	KUNIT_FAIL(test, "no copied instruction in %ps()", fn);
 	return NULL;
+}
+
+static kprobe_opcode_t *copied_insn(struct kunit *test)
+{
+	return copied_insn_of(test, kxp_mix);
 }
 
 static const long mix_5_9 = (5 * 3 ^ (9 << 2)) + 7;
@@ -681,6 +688,221 @@ static void state_changes_under_calls(struct kunit *test)
 	KUNIT_EXPECT_GT(test, seen.post, 0);
 }
 
+/*
+ * The post_handler contract, as upstream keeps it: the pre_handler and
+ * the post_handler of one hit run on one CPU, with interrupts off, and no
+ * other hit of the probe runs its handlers on that CPU between them.  Both
+ * CPUs call kxp_mix(), and a timer on each calls it from interrupts too:
+ * a copy run with interrupts on lets such a hit in between.
+ */
+struct kxp_pair {
+	bool open;			/* a pre_handler ran, its post not yet */
+	unsigned long if_at_pre;	/* regs->flags' IF seen by the pre */
+	struct hrtimer timer;
+};
+static DEFINE_PER_CPU(struct kxp_pair, kxp_pair);
+static atomic_t pair_pre, pair_post, pair_nested, pair_unopened, pair_irqs_on,
+		pair_preemptible, pair_flags, pair_not_running, pair_wrong,
+		pair_timer_calls;
+static bool pair_stop;
+
+/* raw_cpu_ptr(): a handler run preemptible must be counted, not splat. */
+static int pair_on_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kxp_pair *s = raw_cpu_ptr(&kxp_pair);
+
+	atomic_inc(&pair_pre);
+	if (s->open)
+		atomic_inc(&pair_nested);
+	s->open = true;
+	s->if_at_pre = regs->flags & X86_EFLAGS_IF;
+	return 0;
+}
+
+static void pair_on_post(struct kprobe *p, struct pt_regs *regs,
+			 unsigned long flags)
+{
+	struct kxp_pair *s = raw_cpu_ptr(&kxp_pair);
+
+	atomic_inc(&pair_post);
+	if (!s->open)
+		atomic_inc(&pair_unopened);
+	s->open = false;
+	if (!irqs_disabled())
+		atomic_inc(&pair_irqs_on);
+	if (preemptible())
+		atomic_inc(&pair_preemptible);
+	if ((regs->flags & X86_EFLAGS_IF) != s->if_at_pre)
+		atomic_inc(&pair_flags);
+	if (kprobe_running() != p)
+		atomic_inc(&pair_not_running);
+}
+
+static enum hrtimer_restart pair_timer_fn(struct hrtimer *t)
+{
+	if (kxp_mix_fn(5, 9) != mix_5_9)
+		atomic_inc(&pair_wrong);
+	atomic_inc(&pair_timer_calls);
+	if (READ_ONCE(pair_stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(50 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+/* This CPU's timer, calling kxp_mix() every 50 us until pair_stop. */
+static struct hrtimer *pair_timer_start(void)
+{
+	struct hrtimer *t = &raw_cpu_ptr(&kxp_pair)->timer;
+
+	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+	t->function = pair_timer_fn;
+	hrtimer_start(t, ns_to_ktime(50 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED);
+	return t;
+}
+
+/* Calls kxp_mix() until pair_stop, with this CPU's timer calling too. */
+static void pair_calls(unsigned long end)
+{
+	struct hrtimer *t = pair_timer_start();
+
+	while (!READ_ONCE(pair_stop) && time_before(jiffies, end)) {
+		if (kxp_mix_fn(5, 9) != mix_5_9)
+			atomic_inc(&pair_wrong);
+		cond_resched();
+	}
+	WRITE_ONCE(pair_stop, true);
+	hrtimer_cancel(t);
+}
+
+static int pair_hammer(void *unused)
+{
+	pair_calls(jiffies + 10 * HZ);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void pair_hits_for_a_second(struct kunit *test, struct kprobe *kp)
+{
+	struct task_struct *t;
+	int cpu, ret;
+
+	atomic_set(&pair_pre, 0);
+	atomic_set(&pair_post, 0);
+	atomic_set(&pair_nested, 0);
+	atomic_set(&pair_unopened, 0);
+	atomic_set(&pair_irqs_on, 0);
+	atomic_set(&pair_preemptible, 0);
+	atomic_set(&pair_flags, 0);
+	atomic_set(&pair_not_running, 0);
+	atomic_set(&pair_wrong, 0);
+	atomic_set(&pair_timer_calls, 0);
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&kxp_pair, cpu)->open = false;
+	WRITE_ONCE(pair_stop, false);
+	t = kpt_start_hammer(test, pair_hammer, "kxp_pair", &cpu);
+	/* After the hammer: a failed assertion there leaves no probe. */
+	ret = register_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	/* This CPU calls for a second, its timer too; then both stop. */
+	pair_calls(ret ? jiffies : jiffies + HZ);
+	kthread_stop(t);
+	if (ret)
+		return;
+	unregister_kprobe(kp);
+	kunit_info(test, "%d pre, %d post (%d timer calls): %d nested, %d unopened, %d with interrupts on, %d preemptible, %d with another IF, %d not running\n",
+		   atomic_read(&pair_pre), atomic_read(&pair_post),
+		   atomic_read(&pair_timer_calls), atomic_read(&pair_nested),
+		   atomic_read(&pair_unopened), atomic_read(&pair_irqs_on),
+		   atomic_read(&pair_preemptible), atomic_read(&pair_flags),
+		   atomic_read(&pair_not_running));
+	KUNIT_EXPECT_GT(test, atomic_read(&pair_pre), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&pair_timer_calls), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pair_wrong), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pair_pre), atomic_read(&pair_post));
+	KUNIT_EXPECT_EQ(test, atomic_read(&pair_nested), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pair_unopened), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pair_irqs_on), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pair_preemptible), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pair_flags), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pair_not_running), 0);
+}
+
+/*
+ * A post_handler that runs into another probe: that hit is missed, and
+ * its instruction stepped, through the same entry of this CPU's steps
+ * that the post copy had; the post copy's end must still give back IF,
+ * and on a lockdep kernel lockdep's view of it.
+ */
+static int nested_wrong;
+
+static void post_calls_probed(struct kprobe *p, struct pt_regs *regs,
+			      unsigned long flags)
+{
+	seen.post++;
+	if (kxp_five_fn(1, 2, 3, 4, 5) != 55)
+		nested_wrong++;
+}
+
+static void post_handler_hitting_a_probe(struct kunit *test)
+{
+	struct kprobe outer = { .addr = copied_insn(test), .pre_handler = on_pre,
+				.post_handler = post_calls_probed };
+	struct kprobe inner = { .addr = copied_insn_of(test, kxp_five),
+				.pre_handler = on_pre };
+	int ret;
+
+	nested_wrong = 0;
+	kprobes_set_optimization(false);	/* the inner one traps */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&inner), 0);
+	ret = register_kprobe(&outer);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, kxp_mix_fn(5, 9), mix_5_9);
+		KUNIT_EXPECT_FALSE(test, irqs_disabled());
+#ifdef CONFIG_PROVE_LOCKING
+		KUNIT_EXPECT_TRUE(test, lockdep_hardirqs_enabled());
+#endif
+		KUNIT_EXPECT_EQ(test, seen.pre, 1);
+		KUNIT_EXPECT_EQ(test, seen.post, 1);
+		KUNIT_EXPECT_EQ(test, inner.nmissed, 1UL);
+		KUNIT_EXPECT_EQ(test, nested_wrong, 0);
+		unregister_kprobe(&outer);
+	}
+	unregister_kprobe(&inner);
+	kprobes_set_optimization(true);
+}
+
+/* Through the post copy: a pre_handler and a post_handler. */
+static void post_copy_keeps_the_pair_together(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = copied_insn(test),
+		.pre_handler = pair_on_pre,
+		.post_handler = pair_on_post,
+	};
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	pair_hits_for_a_second(test, &kp);
+}
+
+/* Through the step copy, for comparison: a fault_handler keeps it there. */
+static void step_copy_keeps_the_pair_together(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = copied_insn(test),
+		.pre_handler = pair_on_pre,
+		.post_handler = pair_on_post,
+		.fault_handler = on_fault,
+	};
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	pair_hits_for_a_second(test, &kp);
+}
+
 static struct kunit_case kxp_cases[] = {
 	KUNIT_CASE(stepped_takes_two_traps),
 	KUNIT_CASE(boosted_takes_one_trap),
@@ -695,6 +917,9 @@ static struct kunit_case kxp_cases[] = {
 	KUNIT_CASE(jprobe_sees_stack_arguments),
 	KUNIT_CASE(indirect_call_through_memory),
 	KUNIT_CASE_SLOW(state_changes_under_calls),
+	KUNIT_CASE(post_handler_hitting_a_probe),
+	KUNIT_CASE_SLOW(post_copy_keeps_the_pair_together),
+	KUNIT_CASE_SLOW(step_copy_keeps_the_pair_together),
 	{}
 };
 
