@@ -66,6 +66,7 @@ enum kprobe_insn_kind {
 	KPROBE_INSN_CALL_IND,	/* call *r/m: emulated */
 	KPROBE_INSN_JMP_IND,	/* jmp *r/m: emulated */
 	KPROBE_INSN_SKIP,	/* ftrace's call site: skipped, ftrace ran */
+	KPROBE_INSN_IF_CHANGE,	/* popf, cli, sti (opcode in ->cc): emulated */
 };
 
 /*

@@ -214,7 +214,6 @@ bool kprobe_insn_refused(struct insn *insn)
 	switch (op) {
 	case 0x8e:		/* mov to a segment register */
 	case 0x9a:		/* far call */
-	case 0x9d:		/* popf: changes IF */
 	case 0xca: case 0xcb:	/* far ret */
 	case 0xcc:		/* int3: not ours to take over */
 	case 0xcd:		/* int n */
@@ -223,7 +222,6 @@ bool kprobe_insn_refused(struct insn *insn)
 	case 0xea:		/* far jmp */
 	case 0xf1:		/* int1 */
 	case 0xf4:		/* hlt: would never wake with IF cleared */
-	case 0xfa: case 0xfb:	/* cli, sti */
 		return true;
 	}
 	return false;
@@ -293,6 +291,17 @@ static int classify(struct insn *insn, struct arch_specific_insn *ai)
 		break;
 	case 0x9c:
 		ai->kind = KPROBE_INSN_STEP_PUSHF;
+		break;
+	case 0x9d: case 0xfa: case 0xfb:
+		/*
+		 * popf, cli, sti change IF, which the copies run with cleared:
+		 * emulated on the regs the trap returns to.  A prefixed one
+		 * (popfw) is not the kernel's.
+		 */
+		if (insn->length != 1)
+			return -EINVAL;
+		ai->kind = KPROBE_INSN_IF_CHANGE;
+		ai->cc = op;
 		break;
 	case 0xff:
 		switch (X86_MODRM_REG(insn->modrm.bytes[0])) {

@@ -86,7 +86,38 @@ static bool __kprobes indirect_target(struct kprobe_site *site,
 			(void *)indirect_operand_addr(site, regs), sizeof(*to));
 }
 
-/* Carry out a control transfer on @regs; false if it cannot be done. */
+/* What popf may change at CPL 0: not RF, VM, VIF, VIP. */
+#define POPF_FLAGS	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
+			 X86_EFLAGS_ZF | X86_EFLAGS_SF | X86_EFLAGS_TF | \
+			 X86_EFLAGS_IF | X86_EFLAGS_DF | X86_EFLAGS_OF | \
+			 X86_EFLAGS_IOPL | X86_EFLAGS_NT | X86_EFLAGS_AC | \
+			 X86_EFLAGS_ID)
+
+/*
+ * cli, sti or popf (@op) on the regs the trap returns to: the return
+ * brings the new IF into effect.  The kernel stack under a popf is
+ * readable: the probed code is about to read it itself.
+ */
+static void __kprobes emulate_if_change(u8 op, struct pt_regs *regs)
+{
+	unsigned long image;
+
+	switch (op) {
+	case 0xfa:
+		regs->flags &= ~X86_EFLAGS_IF;
+		break;
+	case 0xfb:
+		regs->flags |= X86_EFLAGS_IF;
+		break;
+	case 0x9d:
+		image = *(unsigned long *)regs->sp;
+		regs->sp += sizeof(long);
+		regs->flags = (regs->flags & ~POPF_FLAGS) | (image & POPF_FLAGS);
+		break;
+	}
+}
+
+/* Carry out an emulated instruction on @regs; false if it cannot be done. */
 static bool __kprobes emulate(struct kprobe_site *site, struct pt_regs *regs)
 {
 	const struct arch_specific_insn *ai = &site->ainsn;
@@ -133,6 +164,10 @@ static bool __kprobes emulate(struct kprobe_site *site, struct pt_regs *regs)
 		int3_emulate_jmp(regs, to);
 		break;
 	case KPROBE_INSN_SKIP:
+		int3_emulate_jmp(regs, next);
+		break;
+	case KPROBE_INSN_IF_CHANGE:
+		emulate_if_change(ai->cc, regs);
 		int3_emulate_jmp(regs, next);
 		break;
 	default:

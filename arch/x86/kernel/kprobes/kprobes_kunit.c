@@ -228,9 +228,6 @@ static void refused_instructions(struct kunit *test)
 		u8 bytes[4];
 		bool refused;
 	} table[] = {
-		{ "cli", { 0xfa }, true },
-		{ "sti", { 0xfb }, true },
-		{ "popf", { 0x9d }, true },
 		{ "hlt", { 0xf4 }, true },
 		{ "int $0x80", { 0xcd, 0x80 }, true },
 		{ "int3", { 0xcc }, true },
@@ -241,6 +238,9 @@ static void refused_instructions(struct kunit *test)
 		{ "mov %eax,%ds", { 0x8e, 0xd8 }, true },
 		{ "nop", { 0x90 }, false },
 		{ "pushf", { 0x9c }, false },
+		{ "cli", { 0xfa }, false },	/* emulated, as upstream */
+		{ "sti", { 0xfb }, false },
+		{ "popf", { 0x9d }, false },
 		{ "push %rbp", { 0x55 }, false },
 		{ "mov %rdi,%rax", { 0x48, 0x89, 0xf8 }, false },
 	};
@@ -351,6 +351,31 @@ static void pushf_shows_real_if(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, traps, 1UL);	/* the post copy, not the step */
 	KUNIT_EXPECT_EQ(test, seen.post, 2);
 	unregister_kprobe(&kp);
+}
+
+/*
+ * cli, sti and popf are emulated on the regs the trap returns to, as
+ * upstream does: a probe at the start of _raw_spin_lock_irq() and the like
+ * works on a kernel without ftrace at entries.
+ */
+static void if_changes_are_emulated(struct kunit *test)
+{
+	static const int at[] = { KPT_CLI, KPT_STI, KPT_POPF };
+	unsigned long expect = kpt_if_changes();
+	struct kprobe kp[ARRAY_SIZE(at)];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, expect, 2UL);	/* the suite runs with IRQs on */
+	for (i = 0; i < ARRAY_SIZE(at); i++) {
+		kp_at(&kp[i], POINT(at[i]));
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp[i]), 0);
+	}
+	KUNIT_EXPECT_EQ(test, kpt_if_changes(), expect);
+	KUNIT_EXPECT_EQ(test, seen.pre, 3);
+	KUNIT_EXPECT_EQ(test, seen.post, 3);
+	for (i = 0; i < ARRAY_SIZE(at); i++)
+		unregister_kprobe(&kp[i]);
+	KUNIT_EXPECT_EQ(test, kpt_if_changes(), expect);
 }
 
 static void symbol_plus_offset(struct kunit *test)
@@ -958,6 +983,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(push_and_pop),
 	KUNIT_CASE(indirect_calls),
 	KUNIT_CASE(pushf_shows_real_if),
+	KUNIT_CASE(if_changes_are_emulated),
 	KUNIT_CASE(loop_jrcxz_indirect_jmp),
 	KUNIT_CASE(refused_instructions),
 	KUNIT_CASE(pre_handler_redirects),

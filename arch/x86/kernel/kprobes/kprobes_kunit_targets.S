@@ -8,6 +8,7 @@
 #include <linux/linkage.h>
 #include <asm/asm.h>
 #include <asm/nospec-branch.h>
+#include <asm/processor-flags.h>
 
 	.text
 
@@ -125,6 +126,38 @@ SYM_FUNC_START(kpt_pushf)
 	RET
 SYM_FUNC_END(kpt_pushf)
 
+/*
+ * unsigned long kpt_if_changes(void): IF as seen after cli (bit 0), after
+ * sti (bit 1) and after a popf of an image with IF cleared (bit 2); the
+ * caller's flags are put back at the end.  Called with IRQs on: 2.
+ */
+SYM_FUNC_START(kpt_if_changes)
+	pushf
+	xor	%eax, %eax
+.Lcli:	cli
+	pushf
+	pop	%rdx
+	and	$X86_EFLAGS_IF, %edx
+	shr	$X86_EFLAGS_IF_BIT, %edx
+	or	%edx, %eax
+.Lsti:	sti
+	pushf
+	pop	%rdx
+	and	$X86_EFLAGS_IF, %edx
+	shr	$(X86_EFLAGS_IF_BIT - 1), %edx
+	or	%edx, %eax
+	pushf
+	andq	$~X86_EFLAGS_IF, (%rsp)
+.Lpopf:	popf
+	pushf
+	pop	%rdx
+	and	$X86_EFLAGS_IF, %edx
+	shr	$(X86_EFLAGS_IF_BIT - 2), %edx
+	or	%edx, %eax
+	popf
+	RET
+SYM_FUNC_END(kpt_if_changes)
+
 /* long kpt_loop(long n): n, counted by a loop instruction (n > 0) */
 SYM_FUNC_START(kpt_loop)
 	mov	%rdi, %rcx
@@ -212,5 +245,8 @@ SYM_DATA_START(kpt_points)
 	point	kpt_jrcxz, .Ljrcxz
 	point	kpt_jmp_reg, .Ljmpr
 	point	kpt_kgdb_target, .Lkgdb_mov
+	point	kpt_if_changes, .Lcli
+	point	kpt_if_changes, .Lsti
+	point	kpt_if_changes, .Lpopf
 SYM_DATA_END(kpt_points)
 	.popsection
