@@ -378,6 +378,39 @@ static void if_changes_are_emulated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_if_changes(), expect);
 }
 
+/*
+ * Places the decoder must accept and carry out right: prefixed
+ * instructions as the kernel is full of them (a per-CPU load through %gs,
+ * an operand-size prefix, a lock prefix), through each copy: the post
+ * copy (a pre and a post_handler), the step copy (a fault_handler too)
+ * and the boost copy (a pre_handler only).  A decoder that refused them
+ * fails here.
+ */
+static void prefixed_instructions_run(struct kunit *test)
+{
+	static const int at[] = { KPT_GS, KPT_O16, KPT_LOCK };
+	long data = 0, calls = 0;
+	struct kprobe kp;
+	int i, way;
+
+	for (i = 0; i < ARRAY_SIZE(at); i++) {
+		for (way = 0; way < 3; way++) {
+			kp_at(&kp, POINT(at[i]));
+			if (way != 1)
+				kp.fault_handler = NULL;
+			if (way == 2)
+				kp.post_handler = NULL;
+			KUNIT_ASSERT_EQ_MSG(test, register_kprobe(&kp), 0,
+					    "point %d, way %d", at[i], way);
+			KUNIT_EXPECT_EQ(test, kpt_prefixed(&data), ++calls);
+			unregister_kprobe(&kp);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, data, calls);
+	KUNIT_EXPECT_EQ(test, seen.pre, 3 * ARRAY_SIZE(at));
+	KUNIT_EXPECT_EQ(test, seen.post, 2 * ARRAY_SIZE(at));
+}
+
 static void symbol_plus_offset(struct kunit *test)
 {
 	struct kprobe kp = {
@@ -984,6 +1017,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(indirect_calls),
 	KUNIT_CASE(pushf_shows_real_if),
 	KUNIT_CASE(if_changes_are_emulated),
+	KUNIT_CASE(prefixed_instructions_run),
 	KUNIT_CASE(loop_jrcxz_indirect_jmp),
 	KUNIT_CASE(refused_instructions),
 	KUNIT_CASE(pre_handler_redirects),

@@ -26,6 +26,7 @@ long kpt_call_reg(long (*fn)(void));
 long kpt_call_mem(long (**fnp)(void));
 unsigned long kpt_pushf(void);
 unsigned long kpt_if_changes(void);
+long kpt_prefixed(long *p);
 long kpt_fault_load(long *p);
 long kpt_loop(long n);
 long kpt_jrcxz(long x);
@@ -52,7 +53,7 @@ enum {
 	KPT_POST, KPT_POST_NEXT, KPT_RIP, KPT_CALL, KPT_JMP, KPT_JCC,
 	KPT_JCC32, KPT_RET, KPT_PUSH, KPT_LEA, KPT_POP, KPT_CALLR, KPT_CALLM,
 	KPT_PUSHF, KPT_LOAD, KPT_LOAD_DONE, KPT_LOOP, KPT_JRCXZ, KPT_JMPR,
-	KPT_KGDB, KPT_CLI, KPT_STI, KPT_POPF,
+	KPT_KGDB, KPT_CLI, KPT_STI, KPT_POPF, KPT_GS, KPT_O16, KPT_LOCK,
 };
 
 extern const struct kpt_point {

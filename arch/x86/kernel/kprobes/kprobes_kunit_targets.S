@@ -158,6 +158,20 @@ SYM_FUNC_START(kpt_if_changes)
 	RET
 SYM_FUNC_END(kpt_if_changes)
 
+/*
+ * long kpt_prefixed(long *p): ++*p, through three prefixed instructions
+ * of the kinds the kernel is full of: a per-CPU load (%gs:0, the fixed
+ * per-CPU data, always there), an operand-size prefix (a 2-byte nop) and
+ * a lock prefix.
+ */
+SYM_FUNC_START(kpt_prefixed)
+.Lgs:	movq	%gs:0, %rax
+.Lo16:	.byte	0x66, 0x90		/* xchg %ax, %ax */
+.Llock:	lock incq (%rdi)
+	movq	(%rdi), %rax
+	RET
+SYM_FUNC_END(kpt_prefixed)
+
 /* long kpt_loop(long n): n, counted by a loop instruction (n > 0) */
 SYM_FUNC_START(kpt_loop)
 	mov	%rdi, %rcx
@@ -248,5 +262,8 @@ SYM_DATA_START(kpt_points)
 	point	kpt_if_changes, .Lcli
 	point	kpt_if_changes, .Lsti
 	point	kpt_if_changes, .Lpopf
+	point	kpt_prefixed, .Lgs
+	point	kpt_prefixed, .Lo16
+	point	kpt_prefixed, .Llock
 SYM_DATA_END(kpt_points)
 	.popsection
