@@ -163,8 +163,6 @@ struct kretprobe {
 };
 
 #define KRETPROBE_MAX_DATA_SIZE	4096
-/* More instances than this is a bug in the caller, not a deep recursion. */
-#define KRETPROBE_MAX_ACTIVE	65536
 
 /* One call in flight of a function with a return probe. */
 struct kretprobe_instance {

@@ -439,8 +439,7 @@ static int prepare_kretprobe(struct kretprobe *rp)
 		return ret;
 	if (!on_entry || kretprobe_refused(addr))
 		return -EINVAL;
-	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE ||
-	    rp->maxactive > KRETPROBE_MAX_ACTIVE)
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)
 		return -E2BIG;
 
 	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
@@ -454,8 +453,9 @@ static int prepare_kretprobe(struct kretprobe *rp)
 			   GFP_KERNEL | __GFP_NOWARN, rph, init_instance,
 			   release_holder);
 	if (ret) {
+		/* As upstream's: any pool it cannot have, up to 2^24 too. */
 		kfree(rph);
-		return ret;
+		return -ENOMEM;
 	}
 	rp->rph = rph;
 	rp->nmissed = 0;
@@ -496,8 +496,8 @@ static bool has_duplicate(struct kretprobe **rps, int num)
  * Return: 0; -EINVAL for a place that is not a function's entry or that
  * cannot be probed, a probe that is in @rps twice (also as for
  * register_kprobes()); -E2BIG for a data_size over
- * KRETPROBE_MAX_DATA_SIZE or a maxactive over KRETPROBE_MAX_ACTIVE (0 or
- * below gets the default); -ENOENT; -ENOMEM.
+ * KRETPROBE_MAX_DATA_SIZE; -ENOENT; -ENOMEM, also for a maxactive the
+ * pool cannot hold (over 2^24; 0 or below gets the default).
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {

@@ -27,6 +27,7 @@
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/objpool.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -559,7 +560,7 @@ static int enable_after_unregister(void)
 
 static int krp_maxactive_huge(void)
 {
-	return kretprobe_sym("kbi_insn", 0, KRETPROBE_MAX_ACTIVE + 1, 0);
+	return kretprobe_sym("kbi_insn", 0, OBJPOOL_NR_OBJECT_MAX + 1, 0);
 }
 
 static int krp_data_size(void)
@@ -705,7 +706,7 @@ static const struct bad_case {
 	CASE(enable_unregistered, -EINVAL, "enable_kprobe() of an unregistered probe")
 	CASE(disable_unregistered, -EINVAL, "disable_kprobe() of an unregistered probe")
 	CASE(enable_after_unregister, -EINVAL, "enable_kprobe() after unregister_kprobe()")
-	CASE(krp_maxactive_huge, -E2BIG, "a kretprobe with maxactive over KRETPROBE_MAX_ACTIVE")
+	CASE(krp_maxactive_huge, -ENOMEM, "a kretprobe with maxactive over the pool's 2^24, as upstream")
 	CASE(krp_data_size, -E2BIG, "a kretprobe with data_size over KRETPROBE_MAX_DATA_SIZE")
 	CASE(krp_data_size_negative, -E2BIG, "a kretprobe with data_size (size_t)-1")
 	CASE(krp_not_entry, -EINVAL, "a kretprobe off a function's entry")
