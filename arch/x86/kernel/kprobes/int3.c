@@ -228,9 +228,10 @@ static int __kprobes leave_by_region(struct kprobe_site *site,
  * (the int3 behind a step copy, the head of a post copy) puts IF back.
  * @handlers: the handler level lasts over the copy, post_handlers are due.
  */
-static void __kprobes push_step(struct kprobe_ctlblk *kcb,
-				struct kprobe_site *site, struct pt_regs *regs,
-				kprobe_opcode_t *copy, bool handlers)
+static __always_inline void push_step(struct kprobe_ctlblk *kcb,
+				      struct kprobe_site *site,
+				      struct pt_regs *regs,
+				      kprobe_opcode_t *copy, bool handlers)
 {
 	struct kprobe_step *step;
 
@@ -291,7 +292,7 @@ static int __kprobes carry_out(struct kprobe_ctlblk *kcb,
  * then on an NMI that hits a probe reuses the entry (push_step() writes
  * in the other order).
  */
-static struct kprobe_step __kprobes pop_step(struct kprobe_ctlblk *kcb)
+static __always_inline struct kprobe_step pop_step(struct kprobe_ctlblk *kcb)
 {
 	struct kprobe_step step = kcb->steps[kcb->depth - 1];
 
@@ -327,20 +328,21 @@ static int __kprobes finish_step(struct kprobe_ctlblk *kcb,
 static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
 					 kprobe_opcode_t *addr)
 {
-	struct kprobe_site *site;
+	struct kprobe_step *step;
 
 	if (!kcb->depth)
 		return false;
-	site = kcb->steps[kcb->depth - 1].site;
-	return addr == site->ainsn.insn + site->ainsn.len &&
-	       kcb->steps[kcb->depth - 1].copy == site->ainsn.insn;
+	step = &kcb->steps[kcb->depth - 1];
+	/* Behind a post copy is its head, never an int3. */
+	return addr == step->copy + step->site->ainsn.len;
 }
 
 /*
  * A copy followed by a jump back, if the site may skip the second trap:
  * the detour's copy of the region while a jmp may stand in the text
  * (text_in_flux()); with post_handlers, the post copy, which calls them on
- * the way back (where the site has one: NULL, the step path, where not);
+ * the way back (where the site has one: NULL, the step path, where not;
+ * *@post says it is the post copy, which the handler level spans);
  * else the region copy while no other site is inside it,
  * else the boost copy of the one instruction, which only a site without a
  * detour has (optimize.c).  The flags are
@@ -350,7 +352,8 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
  * instruction, so those flags only take effect once the original bytes
  * are back.
  */
-static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site)
+static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site,
+					    bool *post)
 {
 	bool stepped = READ_ONCE(site->stepped);
 	bool posted = READ_ONCE(site->posted);
@@ -366,8 +369,10 @@ static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site)
 		return kprobe_region_copy(&site->ainsn);
 	if (stepped)
 		return NULL;
-	if (posted)
+	if (posted) {
+		*post = true;
 		return kprobe_post_copy(&site->ainsn);
+	}
 	return kprobe_boost_copy(&site->ainsn);
 }
 
@@ -488,6 +493,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 	struct kprobe_ctlblk *kcb;
 	struct kprobe_site *site;
 	kprobe_opcode_t *addr, *fast;
+	bool post = false;
 
 	if (user_mode(regs))
 		return 0;
@@ -536,13 +542,13 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 
 	if (kprobe_site_pre_handlers(site, regs, true))
 		return 1;	/* a handler sent the CPU elsewhere */
-	fast = fast_copy(site);
-	if (fast && fast == kprobe_post_copy(&site->ainsn)) {
-		/* The post copy: the handler level lasts until its head. */
-		push_step(kcb, site, regs, fast, true);
-		return 1;
-	}
+	fast = fast_copy(site, &post);
 	if (fast) {
+		if (post) {
+			/* The handler level lasts until the post copy's head. */
+			push_step(kcb, site, regs, fast, true);
+			return 1;
+		}
 		reset_current_kprobe();
 		regs->ip = (unsigned long)fast;
 		return 1;
