@@ -151,6 +151,13 @@ kprobe_bare_gone_to_site(kprobe_opcode_t *addr)
  */
 bool kprobe_site_pre_handlers(struct kprobe_site *site, struct pt_regs *regs,
 			      bool jprobe_ok);
+/*
+ * The pre_handlers of a hit that does not take the step path (through a
+ * jump, or while one comes or goes): those of probes that need it miss.
+ * True when, with @may_redirect, one changed the instruction pointer.
+ */
+bool kprobe_site_pre_handlers_passing(struct kprobe_site *site,
+				      struct pt_regs *regs, bool may_redirect);
 /* Run the post_handlers; current_kprobe is NULL afterwards. */
 void kprobe_site_post_handlers(struct kprobe_site *site, struct pt_regs *regs);
 /* Offer a fault in the copy to the fault_handlers; non-zero: claimed. */

@@ -351,6 +351,27 @@ static int __register_kprobe(struct kprobe *p)
 	if (site->ftrace)
 		p->flags |= KPROBE_FLAG_FTRACE;
 	p->opcode = site->opcode;
+	/*
+	 * A hit that runs this probe's pre_handler must also find the site
+	 * set up for what the probe needs after it (the arch reads ->posted
+	 * and ->stepped after the walk of the list): set before the probe
+	 * is published, which list_add_tail_rcu()'s release orders;
+	 * site_update_arming() recomputes both from the probes.
+	 */
+	if (p->post_handler)
+		WRITE_ONCE(site->posted, true);
+	if (p->fault_handler || p->pre_handler == jprobe_setjmp)
+		WRITE_ONCE(site->stepped, true);
+	/*
+	 * And a jump merely queued is given up first, which ends the site's
+	 * flux (with a release) unless a jmp stands: a hit that runs this
+	 * probe's pre_handler on the int3 then reads no flux either, and
+	 * takes the step path, not the region copy.  With a jmp in, the
+	 * flux lasts until it is undone; the hits meanwhile leave this
+	 * probe out (kprobe_site_pre_handlers_passing()).
+	 */
+	if (site->posted || site->stepped)
+		kprobe_site_update_opt(site);
 	list_add_tail_rcu(&p->list, &site->probes);
 	site_update_arming(site);
 	return 0;

@@ -124,8 +124,12 @@ bool kprobe_site_has_enabled(struct kprobe_site *site)
  * a fault_handler: the one, or a struct kprobe_pair of the two; otherwise
  * NULL, and the hit walks the list.  The ftrace hit runs ->single with
  * interrupts on (ftrace_handler.c), where an interrupt's own fault must
- * not reach a fault_handler.  @pre gets them in list order.  Return: how
- * many (0, 1 or 2), or -1 when the walk is needed.
+ * not reach a fault_handler.  Away from ftrace, a probe with a
+ * post_handler also needs the walk: the only hits that read ->single
+ * there come through a jump still being undone for that probe, and the
+ * walk leaves it out (its post_handler would not follow).  @pre gets them
+ * in list order.  Return: how many (0, 1 or 2), or -1 when the walk is
+ * needed.
  */
 static int site_fast_pres(struct kprobe_site *site, struct kprobe *pre[2])
 {
@@ -136,6 +140,8 @@ static int site_fast_pres(struct kprobe_site *site, struct kprobe *pre[2])
 		if (kprobe_disabled(p))
 			continue;
 		if (p->fault_handler || p->pre_handler == jprobe_setjmp)
+			return -1;
+		if (p->post_handler && !site->ftrace)
 			return -1;
 		if (!p->pre_handler)
 			continue;
@@ -341,7 +347,12 @@ void __kprobes kprobes_inc_nmissed_count(struct kprobe *p)
 		return;
 	}
 #endif
-	p->nmissed++;
+	/*
+	 * A statistic, plain as upstream's: two CPUs missing at once may
+	 * count one (KCSAN is told).  Our own tests that add it up keep
+	 * each probe's misses on one CPU.
+	 */
+	data_race(p->nmissed++);
 }
 
 #ifdef CONFIG_KPROBES_KUNIT_TEST
@@ -369,6 +380,61 @@ void __kprobes kprobe_site_missed(struct kprobe_site *site)
 	list_for_each_entry_rcu(p, &site->probes, list)
 		if (!kprobe_disabled(p))
 			kprobes_inc_nmissed_count(p);
+}
+
+/* Does @p need the step path: something after its pre_handler? */
+static __always_inline bool probe_needs_step_path(struct kprobe *p)
+{
+	return p->post_handler || p->fault_handler ||
+	       (p->flags & KPROBE_FLAG_JPROBE);
+}
+
+/**
+ * kprobe_site_pre_handlers_passing() - a hit that only passes the site
+ * @site: the site that was hit
+ * @regs: the registers at the hit, regs->ip just past the probed address
+ * @may_redirect: a pre_handler may send the CPU elsewhere (the int3
+ *	path); else its return is ignored, as through the jump
+ *
+ * A hit that will not carry out the instruction on the step path: one
+ * through an optimized site's jump, or on its int3 while the jump comes
+ * or goes.  Only the probes that need nothing after their pre_handler
+ * run; one with a post_handler, a fault_handler or a jprobe counts the
+ * hit as missed, for a pre_handler whose post_handler never follows (or
+ * whose fault would reach no fault_handler) would break its contract.  A
+ * hit inside a handler is only counted.  current_kprobe is NULL after.
+ *
+ * Return: true when, with @may_redirect, a pre_handler changed regs->ip
+ * and wants execution to go there (the others do not run then).
+ */
+bool __kprobes kprobe_site_pre_handlers_passing(struct kprobe_site *site,
+						struct pt_regs *regs,
+						bool may_redirect)
+{
+	struct kprobe *p;
+	bool redirect = false;
+
+	if (unlikely(kprobe_running())) {
+		kprobe_site_missed(site);
+		return false;
+	}
+	list_for_each_entry_rcu(p, &site->probes, list) {
+		if (kprobe_disabled(p))
+			continue;
+		if (unlikely(probe_needs_step_path(p))) {
+			kprobes_inc_nmissed_count(p);
+			continue;
+		}
+		if (!p->pre_handler)
+			continue;
+		__this_cpu_write(current_kprobe, p);
+		if (p->pre_handler(p, regs) && may_redirect) {
+			redirect = true;
+			break;
+		}
+	}
+	__this_cpu_write(current_kprobe, NULL);
+	return redirect;
 }
 
 /**

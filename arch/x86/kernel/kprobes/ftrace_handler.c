@@ -215,7 +215,7 @@ static __always_inline void ftrace_bare_hit(struct kprobe *p,
 		return;
 	if (unlikely(kprobes_busy_here())) {
 		kprobe_window_entered(KPROBE_WINDOW_MISSED);
-		p->nmissed++;
+		data_race(p->nmissed++);	/* as kprobes_inc_nmissed_count() */
 		return;
 	}
 	orig_ip = instruction_pointer(regs);

@@ -355,8 +355,16 @@ static bool __kprobes at_end_of_top_step(struct kprobe_ctlblk *kcb,
 static kprobe_opcode_t *__kprobes fast_copy(struct kprobe_site *site,
 					    bool *post)
 {
-	bool stepped = READ_ONCE(site->stepped);
-	bool posted = READ_ONCE(site->posted);
+	bool stepped, posted;
+
+	/*
+	 * Read after the walk of the site's probes: a probe whose
+	 * pre_handler ran was published after these were set for it
+	 * (register.c); x86 keeps loads in order, the barrier says so.
+	 */
+	smp_rmb();
+	stepped = READ_ONCE(site->stepped);
+	posted = READ_ONCE(site->posted);
 
 	/* An emulated instruction has no copy (and ->ainsn no offsets). */
 	if (!kprobe_insn_copied(&site->ainsn))
@@ -540,6 +548,17 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 		return carry_out(kcb, site, regs, false);
 	}
 
+	/*
+	 * The jump comes or goes: the text after the probed instruction may
+	 * be the jmp's, so the instruction is carried out only within its
+	 * region's copy, where no post_handler can follow it.
+	 */
+	if (unlikely(text_in_flux(site)) && kprobe_insn_copied(&site->ainsn)) {
+		kprobe_window_entered(KPROBE_WINDOW_IN_FLUX);
+		if (kprobe_site_pre_handlers_passing(site, regs, true))
+			return 1;	/* a handler sent the CPU elsewhere */
+		return leave_by_region(site, regs);
+	}
 	if (kprobe_site_pre_handlers(site, regs, true))
 		return 1;	/* a handler sent the CPU elsewhere */
 	fast = fast_copy(site, &post);

@@ -548,27 +548,6 @@ void arch_kprobe_drop_jump(struct kprobe_site *site)
 	}
 }
 
-/* Every probe of the site, or none when this CPU is in Kprobes already. */
-static noinline void __kprobes detour_all_probes(struct kprobe_site *site,
-						 struct pt_regs *regs)
-{
-	struct kprobe *p;
-
-	if (unlikely(kprobe_running())) {
-		kprobe_site_missed(site);
-		return;
-	}
-	list_for_each_entry_rcu(p, &site->probes, list) {
-		/* One test, as kprobe_disabled()'s, skips jprobes too. */
-		if ((p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE |
-				 KPROBE_FLAG_JPROBE)) || !p->pre_handler)
-			continue;
-		__this_cpu_write(current_kprobe, p);
-		p->pre_handler(p, regs);
-	}
-	__this_cpu_write(current_kprobe, NULL);
-}
-
 /**
  * kprobe_detour_callback() - the handlers of an optimized site
  * @site: the site, as built into its detour
@@ -588,10 +567,14 @@ static noinline void __kprobes detour_all_probes(struct kprobe_site *site,
  * current_kprobe and only counted.
  *
  * Except in passing: a probe that needs the int3 path joins the list
- * before the jmp is undone, and hits meanwhile still come here.  A
- * post_handler is then simply not called yet; a jprobe must not run at
- * all, since its handler would be entered from here with interrupts off
- * in the saved flags and never come back through jprobe_return()'s trap.
+ * before the jmp is undone, and hits meanwhile still come here.  Such a
+ * probe's hits are counted as missed (->single leaves it out, and so does
+ * kprobe_site_pre_handlers_passing()): a pre_handler whose post_handler never follows,
+ * or whose fault would reach no fault_handler, breaks upstream's contract
+ * (upstream undoes the jump before the probe joins); a jprobe must not
+ * run at all, since its handler would be entered from here with
+ * interrupts off in the saved flags and never come back through
+ * jprobe_return()'s trap.
  */
 __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 						struct pt_regs *regs)
@@ -610,7 +593,7 @@ __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 		p->pre_handler(p, regs);
 		__this_cpu_write(current_kprobe, NULL);
 	} else {
-		detour_all_probes(site, regs);
+		kprobe_site_pre_handlers_passing(site, regs, false);
 	}
 	preempt_enable();
 }
