@@ -18,13 +18,21 @@ The expectations file has lines "require <suite>[/<case>]" (it must
 report), "optional <suite>/<case>" (reported as not built when absent) and
 "skip-ok <suite>/<case>" (it may report SKIP; a comment says why) and
 "known-fail <suite>/<case>" (a failure is listed as KNOWN and not counted:
-a peer's case that fails on upstream too; a comment says why).  Case names
+a peer's case that fails on upstream too; a comment says why; one that
+passes is listed too, as news) and "end-mark <text>" (the line that says
+the run finished; default "kptest: done").  A test with subtests is judged as they
+are: its own SKIP must be allowed unless every subtest skipped, and its
+own "not ok" is explained only by a subtest that failed and, when it
+says "exit code N", by N = 1 (kselftest's and ftracetest's code for
+failed cases; anything else is the script's own failure).  Case names
 may contain spaces and slashes (ftracetest's descriptions).  Every
 --cases-from is a KUnit source file: each case of each suite defined there
 is required, so the list cannot fall behind the suites.  Both apply to the
 consoles after them; a new --expect starts a new group (another kernel,
 other suites built).  Each --problem is one more failure found by the
-caller.
+caller.  With --ours FILE (function names, one per word), a data race
+that KCSAN reports is a failure only when one of the functions it names
+is in FILE; others are listed as "elsewhere" and not counted.
 """
 import re
 import sys
@@ -37,6 +45,10 @@ SPLATS = re.compile(r'BUG:|WARNING:|Oops|Kernel panic|general protection fault|'
                     r'KASAN:|UBSAN:|self-detected stall|rcu_.*stall|'
                     r'blocked for more than|Unrecoverable kprobe')
 END_MARK = 'kptest: done'
+# Where a splat starts on x86 and on the other architectures booted.
+SPLATS_OTHER = re.compile(r'Unable to handle kernel|Call trace:|Internal error:')
+# KCSAN's title line names the two functions (or one) that raced.
+KCSAN_RACE = re.compile(r'BUG: KCSAN: data-race in (.*)$')
 
 
 def is_skip(directive):
@@ -148,6 +160,10 @@ def kunit_cases(path):
     return cases
 
 
+# Why each known failure is known: its expectation's comment.
+KNOWN_WHY = {}
+
+
 def read_expect(expect, cases_from):
     """(kind, what) pairs from the expectations file and the KUnit sources."""
     wants = []
@@ -155,9 +171,12 @@ def read_expect(expect, cases_from):
         for line in open(expect):
             if line.lstrip().startswith('#'):
                 continue
-            words = re.split(r'\s#', line, 1)[0].split(None, 1)
+            parts = re.split(r'\s#', line, 1)
+            words = parts[0].split(None, 1)
             if len(words) == 2:
                 wants.append((words[0], words[1].strip()))
+                if words[0] == 'known-fail' and len(parts) == 2:
+                    KNOWN_WHY[words[1].strip()] = parts[1].strip()
     for src in cases_from:
         wants += [('require', c) for c in kunit_cases(src)]
     return wants
@@ -212,9 +231,10 @@ def wedge_digest(lines):
     return out
 
 
-def judge(path, prefix, wants, problems, reports):
-    """Print the cases of one console; add its problems, and the KUnit
-    reports of its failed cases to @reports; return counts."""
+def judge(path, prefix, wants, problems, reports, news, ours=None, notes=None):
+    """Print the cases of one console; add its problems, the KUnit
+    reports of its failed cases to @reports, and what changed for the
+    better to @news; return counts."""
     with open(path, errors='replace') as f:
         lines = [PREFIX.sub('', l.rstrip('\r\n')) for l in f]
 
@@ -222,10 +242,11 @@ def judge(path, prefix, wants, problems, reports):
     leaves, parents = parse(lines, details)
     skip_ok = {w for k, w in wants if k == 'skip-ok'}
     known_fail = {w for k, w in wants if k == 'known-fail'}
+    end_mark = next((w for k, w in wants if k == 'end-mark'), END_MARK)
     passed = failed = skipped = 0
     for name, status, directive in leaves:
         if status != 'ok' and name in known_fail:
-            print(f'  KNOWN {prefix}{name} # fails on upstream too'
+            print(f'  KNOWN {prefix}{name} # {KNOWN_WHY.get(name, "known to fail")}'
                   f'{" (" + directive + ")" if directive else ""}')
         elif is_skip(directive):
             skipped += 1
@@ -234,7 +255,12 @@ def judge(path, prefix, wants, problems, reports):
                 problems.append(f'skipped: {prefix}{name} is not allowed to skip ({directive})')
         elif status == 'ok':
             passed += 1
-            print(f'  ok    {prefix}{name}')
+            if name in known_fail:
+                print(f'  ok    {prefix}{name} # fails on upstream, passes here')
+                news.append(f'known-fail: {prefix}{name} passed '
+                            f'(known: {KNOWN_WHY.get(name, "to fail")})')
+            else:
+                print(f'  ok    {prefix}{name}')
         else:
             failed += 1
             print(f'  FAIL  {prefix}{name}')
@@ -242,19 +268,31 @@ def judge(path, prefix, wants, problems, reports):
                 reports.append(f'{prefix}{name}:')
                 reports += [f'      {d}' for d in details[name]]
 
-    # A test's own "not ok" counts even when each of its subtests passed.
+    # A test's own result counts even when each of its subtests passed.
     for name, status, directive in parents:
-        below = [st for p, st, d in leaves
-                 if p.startswith(name + '/') and st != 'ok' and not is_skip(d)]
-        below += [p for p in known_fail if p.startswith(name + '/')]
-        if status != 'ok' and not is_skip(directive) and not below:
+        below = [(st, d) for p, st, d in leaves if p.startswith(name + '/')]
+        if is_skip(directive):
+            if name not in skip_ok and not (below and all(is_skip(d) for _, d in below)):
+                problems.append(f'skipped: {prefix}{name} is not allowed to skip '
+                                f'({directive})')
+            continue
+        if status == 'ok':
+            continue
+        # Only a failed subtest (a KNOWN one too) explains it, and only
+        # with the exit code that failed cases give.
+        failed_below = [1 for st, d in below if st != 'ok' and not is_skip(d)]
+        code = re.search(r'exit code (\d+)', directive)
+        if not failed_below:
             problems.append(f'failed: {prefix}{name} reported "not ok" itself')
+        elif code and code.group(1) != '1':
+            problems.append(f'failed: {prefix}{name} exited with {code.group(1)}: '
+                            f'its failed cases explain only 1')
     for text in plan_mismatches(lines):
         problems.append(f'plan: {prefix}{text}')
 
     seen = {p for p, _, _ in leaves}
     suites = {p.split('/')[0] for p in seen} | {'/'.join(p.split('/')[:2]) for p in seen}
-    finished = any(END_MARK in l for l in lines)
+    finished = any(end_mark in l for l in lines)
     missing = []
     for kind, want in wants:
         if kind == 'require' and want not in suites and want not in seen:
@@ -268,7 +306,12 @@ def judge(path, prefix, wants, problems, reports):
         problems.append(f'missing: {prefix}{len(missing)} expected results did not report, '
                         f'from {missing[0]} to {missing[-1]}')
     for line in lines:
-        if SPLATS.search(line):
+        race = KCSAN_RACE.search(line)
+        if race and ours is not None and not ours & {
+                f.split('+')[0].strip() for f in race.group(1).split('/')}:
+            # Another subsystem's race: said, not ours to fix.
+            notes.append(f'elsewhere: {prefix}{line.strip()}')
+        elif SPLATS.search(line) or SPLATS_OTHER.search(line):
             problems.append(f'splat: {prefix}{line.strip()}')
     if not finished:
         problems.append(f'missing: {prefix}the run did not finish (no end marker)')
@@ -283,7 +326,7 @@ def main():
     # Options apply to the consoles that follow them: each --expect starts
     # a new group (one kernel) with its own expectations and KUnit sources.
     args = sys.argv[1:]
-    problems, runs = [], []
+    problems, runs, ours = [], [], None
     expect, cases_from = None, []
     i = 0
     while i < len(args):
@@ -297,16 +340,20 @@ def main():
         elif a == '--problem':
             problems.append(args[i + 1])
             i += 2
+        elif a == '--ours':
+            with open(args[i + 1]) as f:
+                ours = set(f.read().split())
+            i += 2
         else:
             runs.append((a, expect, list(cases_from)))
             i += 1
     passed = failed = skipped = 0
-    reports = []
+    reports, news, notes = [], [], []
     for arg, exp, srcs in runs:
         label, path = arg.split('=', 1) if '=' in arg else ('', arg)
         wants = read_expect(exp, srcs)
         p, f, k = judge(path, label + '/' if label else '', wants, problems,
-                        reports)
+                        reports, news, ours, notes)
         passed, failed, skipped = passed + p, failed + f, skipped + k
 
     # A wedged run's report goes last, where a short tail of the output
@@ -321,6 +368,11 @@ def main():
         print(f'  why   {r}')
     if len(reports) > 30:
         print(f'  why   ... and {len(reports) - 30} more lines')
+    for n in news:
+        print(n)
+    # Another subsystem's data races: once each, not counted.
+    for n in sorted(set(notes)):
+        print(n)
     if skipped:
         print(f'{skipped} skipped')
     # The report of a wedged run explains a failure counted above.
