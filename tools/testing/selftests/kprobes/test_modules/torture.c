@@ -17,7 +17,12 @@
  *  - meanwhile the selftest flips debug.kprobes-optimization and the
  *    debugfs "enabled" switch, as a user would.
  * The handlers check what they are given (the ip a pre_handler sees, the
- * argument a jprobe sees, the value a kretprobe sees returned).
+ * argument a jprobe sees, the value a kretprobe sees returned) and the
+ * contract around them: the post_handlers of a hit run on the CPU of its
+ * pre_handlers, interrupts off, with no other hit of the probe between; a
+ * probe that was disabled (and whose hits in flight are over) stays
+ * silent; a hit inside a handler is counted in the probe's nmissed, each
+ * time (pre_handlers that call a function the torture probes itself).
  *
  * Everything is decided by a pseudo-random generator seeded from @seed
  * (0: a random seed), printed first so that a failure can be replayed.
@@ -64,16 +69,21 @@ struct ktt_target {
 
 /* From torture_targets.S. */
 extern const struct ktt_target ktt_targets[], ktt_targets_end[];
+extern const char ktt_fault_load[];
+unsigned long ktt_nested0(unsigned long x);
+unsigned long ktt_nested1(unsigned long x);
 #define NR_TARGETS	14
 #define TARGET_HELPER	3	/* ktt_helper: also called by two targets */
 
 #define NR_INPUTS	16
+#define BATCH_MAX	8	/* probes in a batch */
 static unsigned long inputs[NR_INPUTS];
 static unsigned long expected[NR_TARGETS][NR_INPUTS];
 
 /* What went on, summed over all threads. */
 static atomic_long_t n_calls, n_ops, n_registered, n_hits, n_post;
 static atomic_long_t n_rp_hits, n_jp_hits, n_onoff, n_module, n_opt_hits;
+static atomic_long_t n_paired, n_silenced, n_nested, n_nested_missed;
 static atomic_long_t n_refused[MAX_ERRNO + 1];
 /* Why the run failed, first reason only, and how often anything failed. */
 static atomic_t n_bad;
@@ -88,6 +98,29 @@ static void bad(const char *why)
 		first_bad = why;
 	if (n <= 10)
 		pr_err("kprobes_torture: wrong: %s (seed=%lu)\n", why, seed);
+}
+
+/* The same, saying at which probe. */
+static void bad_at(const char *why, struct kprobe *p)
+{
+	if (atomic_read(&n_bad) < 10)
+		pr_err("kprobes_torture: at %pS:\n", p->addr);
+	bad(why);
+}
+
+/*
+ * A break of the pairing of a pre_handler and its post_handler: counted
+ * apart from the rest (unpaired= in the summary, its own check in
+ * torture.sh), and the first few said with their place, so that a kernel
+ * where it is known to happen still runs every other check.
+ */
+static atomic_long_t n_unpaired;
+
+static void unpaired_at(const char *why, struct kprobe *p)
+{
+	if (atomic_long_inc_return(&n_unpaired) <= 10)
+		pr_err("kprobes_torture: unpaired at %pS: %s (seed=%lu)\n",
+		       p->addr, why, seed);
 }
 
 static target_fn target(int t)
@@ -105,13 +138,132 @@ static int input_index(unsigned long x)
 	return -1;
 }
 
+/*
+ * A kprobe of a writer's slot (every probe with the handlers below), with
+ * what its writer tells the handlers.  @gen moves on before each change
+ * of the probe's state (registered, enabled, disabled, unregistered), so
+ * that a handler can tell a hit that straddled a change from one that
+ * did not.  @silent is set once the probe is disabled and every hit that
+ * began before is over (synchronize_rcu(): handlers and the copy between
+ * them run with preemption or interrupts off), and cleared before it is
+ * enabled: no handler of the probe may run while it is set.  @settling
+ * is set until its registration has succeeded: a batch that fails after
+ * publishing some of its probes takes them out again, and a hit that ran
+ * one's pre_handler meanwhile may find it gone before its post_handler
+ * (register_kprobes() says so); such hits are not held to the pairing.
+ */
+struct tprobe {
+	struct kprobe kp;
+	unsigned long gen;
+	unsigned long pre_gen;		/* @gen at its last pre_handler */
+	bool silent;
+	bool settling;
+};
+
+static struct tprobe *tprobe_of(struct kprobe *p)
+{
+	return container_of(p, struct tprobe, kp);
+}
+
+/*
+ * The probes of this CPU whose pre_handler ran and whose post_handler is
+ * due, each with its @gen then.  Only handlers touch it, with interrupts
+ * off (a probe with a post_handler is never reached through a jump).
+ */
+#define PENDING_MAX	(2 * BATCH_MAX)
+struct pending {
+	int n;
+	struct {
+		struct tprobe *tp;
+		unsigned long gen;
+		bool settling;		/* not held to the pairing */
+	} e[PENDING_MAX];
+};
+
+static DEFINE_PER_CPU(struct pending, pending);
+
+/* An entry whose probe changed since its pre_handler proves nothing. */
+static bool pending_stale(struct pending *pd, int i)
+{
+	return READ_ONCE(pd->e[i].tp->gen) != pd->e[i].gen;
+}
+
+static void pending_drop(struct pending *pd, int i)
+{
+	pd->e[i] = pd->e[--pd->n];
+}
+
+/*
+ * A pre_handler of @tp, which has a post_handler too: the entries left
+ * from earlier hits on this CPU are hits whose post_handler never ran.
+ * The only place where that is right: the load in ktt_fault, whose fault
+ * the extable fixes up past the instruction, as without a probe.
+ */
+static void pending_pre(struct tprobe *tp)
+{
+	struct pending *pd = this_cpu_ptr(&pending);
+	unsigned long addr = (unsigned long)tp->kp.addr;
+	unsigned long gen = READ_ONCE(tp->gen);
+	int i;
+
+	for (i = pd->n - 1; i >= 0; i--) {
+		struct tprobe *o = pd->e[i].tp;
+
+		if (pending_stale(pd, i) || pd->e[i].settling ||
+		    o->kp.addr == (kprobe_opcode_t *)ktt_fault_load) {
+			pending_drop(pd, i);
+		} else if (o == tp) {
+			unpaired_at("another hit of a probe ran between its pre_handler and its post_handler",
+				    &tp->kp);
+			pending_drop(pd, i);
+		} else if ((unsigned long)o->kp.addr != addr) {
+			unpaired_at("a hit ran a pre_handler and never its post_handler", &o->kp);
+			pending_drop(pd, i);
+		}
+		/* else the same hit: a pre_handler before this one */
+	}
+	if (pd->n == PENDING_MAX)
+		pd->n = 0;
+	pd->e[pd->n].tp = tp;
+	pd->e[pd->n].gen = gen;
+	pd->e[pd->n].settling = READ_ONCE(tp->settling);
+	pd->n++;
+	if (!pd->e[pd->n - 1].settling)
+		WRITE_ONCE(tp->pre_gen, gen);
+}
+
+static void pending_post(struct tprobe *tp)
+{
+	struct pending *pd = this_cpu_ptr(&pending);
+	int i;
+
+	for (i = 0; i < pd->n; i++)
+		if (pd->e[i].tp == tp) {
+			pending_drop(pd, i);
+			atomic_long_inc(&n_paired);
+			return;
+		}
+	/*
+	 * Unless it was enabled or registered since its last pre_handler,
+	 * or is being registered.
+	 */
+	if (!READ_ONCE(tp->settling) && READ_ONCE(tp->pre_gen) == READ_ONCE(tp->gen))
+		unpaired_at("a post_handler ran without its pre_handler on this CPU", &tp->kp);
+}
+
 /* The handlers: each checks what it can know. */
 
 static int torture_pre(struct kprobe *p, struct pt_regs *regs)
 {
+	struct tprobe *tp = tprobe_of(p);
+
 	/* Every path (int3, optimized, ftrace) shows the ip past an int3. */
 	if (instruction_pointer(regs) != (unsigned long)p->addr + 1)
 		bad("a pre_handler saw the wrong ip");
+	if (READ_ONCE(tp->silent))
+		bad_at("a disabled probe's pre_handler ran", p);
+	if (p->post_handler)
+		pending_pre(tp);
 	atomic_long_inc(&n_hits);
 	/* Set while the jump is in: this hit came through a detour. */
 	if (p->flags & KPROBE_FLAG_OPTIMIZED)
@@ -124,10 +276,91 @@ NOKPROBE_SYMBOL(torture_pre);
 static void torture_post(struct kprobe *p, struct pt_regs *regs,
 			 unsigned long flags)
 {
+	struct tprobe *tp = tprobe_of(p);
+
+	if (!irqs_disabled())
+		bad_at("a post_handler ran with interrupts on", p);
+	if (READ_ONCE(tp->silent))
+		bad_at("a disabled probe's post_handler ran", p);
+	if (p->pre_handler)
+		pending_post(tp);
 	atomic_long_inc(&n_post);
 }
 
 NOKPROBE_SYMBOL(torture_post);
+
+/*
+ * Hits inside a handler: a pre_handler calls ktt_nested0 or 1 (one per
+ * CPU, so that only this CPU moves its probe's nmissed, which is not
+ * atomic), each under a probe of ours that never changes.  While the
+ * probe's site is armed (its first byte is not the original one) before
+ * and after the call, the call must add exactly one to its nmissed;
+ * while it is not, none.  (The other CPU's knob flips can arm or disarm
+ * it during the call: then nothing is checked.)
+ */
+static unsigned long (*const nested_fn[2])(unsigned long) = { ktt_nested0, ktt_nested1 };
+static struct kprobe nested_kp[2];
+static u8 nested_orig[2];
+
+static int torture_nested_hit(struct kprobe *p, struct pt_regs *regs)
+{
+	bad("a hit inside a handler ran a handler");
+	return 0;
+}
+
+NOKPROBE_SYMBOL(torture_nested_hit);
+
+static bool nested_armed(int c)
+{
+	return READ_ONCE(*(u8 *)nested_kp[c].addr) != nested_orig[c];
+}
+
+static int torture_pre_nesting(struct kprobe *p, struct pt_regs *regs)
+{
+	int c = smp_processor_id() & 1;
+	unsigned long before = READ_ONCE(nested_kp[c].nmissed), delta;
+	bool armed = nested_armed(c);
+
+	if (nested_fn[c](regs->di) != regs->di + 1 + c)
+		bad("a function called inside a handler returned the wrong value");
+	delta = READ_ONCE(nested_kp[c].nmissed) - before;
+	atomic_long_inc(&n_nested);
+	atomic_long_add(delta, &n_nested_missed);
+	if (num_possible_cpus() <= 2 && armed == nested_armed(c) && delta != armed)
+		bad(armed ? "a hit inside a handler was not counted in nmissed (once)" :
+			    "nmissed moved for a probe whose site was not armed");
+	return torture_pre(p, regs);
+}
+
+NOKPROBE_SYMBOL(torture_pre_nesting);
+
+static int nested_probes_register(void)
+{
+	int c, ret;
+
+	for (c = 0; c < 2; c++) {
+		u8 text[8];
+		unsigned long at;
+
+		/* The core may move it past an endbr: keep the bytes first. */
+		memcpy(text, nested_fn[c], sizeof(text));
+		nested_kp[c].addr = (kprobe_opcode_t *)nested_fn[c];
+		nested_kp[c].pre_handler = torture_nested_hit;
+		ret = register_kprobe(&nested_kp[c]);
+		at = (unsigned long)nested_kp[c].addr - (unsigned long)nested_fn[c];
+		if (!ret && at >= sizeof(text)) {
+			unregister_kprobe(&nested_kp[c]);
+			ret = -EINVAL;
+		}
+		if (ret) {
+			while (c--)
+				unregister_kprobe(&nested_kp[c]);
+			return ret;
+		}
+		nested_orig[c] = text[at];
+	}
+	return 0;
+}
 
 struct rp_data {
 	unsigned long x;
@@ -223,14 +456,13 @@ static int reader_fn(void *arg)
 enum slot_kind { SLOT_FREE, SLOT_KPROBE, SLOT_BATCH, SLOT_KRETPROBE, SLOT_JPROBE,
 		 SLOT_BROKEN };
 
-#define BATCH_MAX	8
 #define SLOTS		12
 
 struct slot {
 	enum slot_kind kind;
 	bool module;			/* on kprobes_target: may turn GONE */
 	int n;				/* probes in a batch */
-	struct kprobe kps[BATCH_MAX];
+	struct tprobe kps[BATCH_MAX];
 	struct kprobe *kpp[BATCH_MAX];
 	struct kretprobe rp;
 	struct jprobe jp;
@@ -281,25 +513,45 @@ static unsigned long random_place(struct writer *w, bool from_good)
 	return ktt_targets[t].start + rnd(w, ktt_targets[t].size);
 }
 
-/* A kprobe at a random offset of a random target, with random handlers. */
-static void random_kprobe(struct writer *w, struct kprobe *kp, bool from_good)
+/*
+ * A fresh kprobe in @tp, before it is registered: a new state (@gen),
+ * silent if it is registered disabled.
+ */
+static struct kprobe *fresh_kprobe(struct tprobe *tp, bool disabled)
 {
+	struct kprobe *kp = &tp->kp;
+
 	memset(kp, 0, sizeof(*kp));
+	WRITE_ONCE(tp->gen, tp->gen + 1);
+	WRITE_ONCE(tp->silent, disabled);
+	WRITE_ONCE(tp->settling, true);
+	if (disabled)
+		kp->flags = KPROBE_FLAG_DISABLED;
+	return kp;
+}
+
+/* A kprobe at a random offset of a random target, with random handlers. */
+static void random_kprobe(struct writer *w, struct tprobe *tp, bool from_good,
+			  bool may_be_disabled)
+{
+	struct kprobe *kp = fresh_kprobe(tp, may_be_disabled && !rnd(w, 8));
+
 	kp->addr = (kprobe_opcode_t *)random_place(w, from_good);
-	switch (rnd(w, 4)) {
-	case 0:
+	switch (rnd(w, 8)) {
+	case 0: case 1:
 		kp->post_handler = torture_post;
 		break;
-	case 1:
+	case 2: case 3:
 		kp->pre_handler = torture_pre;
 		kp->post_handler = torture_post;
+		break;
+	case 4:			/* hits inside its handler: counted as missed */
+		kp->pre_handler = torture_pre_nesting;
 		break;
 	default:		/* pre_handler only: may be boosted or optimized */
 		kp->pre_handler = torture_pre;
 		break;
 	}
-	if (!rnd(w, 8))
-		kp->flags = KPROBE_FLAG_DISABLED;
 }
 
 /* A registered probe is known to the core: enable_kprobe() finds it. */
@@ -312,11 +564,12 @@ static void op_kprobe(struct writer *w, struct slot *s)
 {
 	int ret;
 
-	random_kprobe(w, &s->kps[0], false);
-	ret = register_kprobe(&s->kps[0]);
+	random_kprobe(w, &s->kps[0], false, true);
+	ret = register_kprobe(&s->kps[0].kp);
 	count_result(ret);
 	if (!ret) {
-		remember_good((unsigned long)s->kps[0].addr);
+		WRITE_ONCE(s->kps[0].settling, false);
+		remember_good((unsigned long)s->kps[0].kp.addr);
 		s->kind = SLOT_KPROBE;
 	}
 }
@@ -328,19 +581,20 @@ static void op_batch(struct writer *w, struct slot *s)
 
 	s->n = 2 + rnd(w, BATCH_MAX - 1);
 	for (i = 0; i < s->n; i++) {
-		random_kprobe(w, &s->kps[i], from_good);
-		s->kps[i].flags = 0;
-		s->kpp[i] = &s->kps[i];
+		random_kprobe(w, &s->kps[i], from_good, false);
+		s->kpp[i] = &s->kps[i].kp;
 	}
 	ret = register_kprobes(s->kpp, s->n);
 	count_result(ret);
 	if (!ret) {
+		for (i = 0; i < s->n; i++)
+			WRITE_ONCE(s->kps[i].settling, false);
 		s->kind = SLOT_BATCH;
 		return;
 	}
 	/* A failed batch leaves none of its probes registered. */
 	for (i = 0; i < s->n; i++)
-		if (is_registered(&s->kps[i])) {
+		if (is_registered(&s->kps[i].kp)) {
 			bad("a failed batch left a probe registered");
 			s->kind = SLOT_BROKEN;
 		}
@@ -384,10 +638,9 @@ static void op_refused(struct writer *w, struct slot *s)
 		"exc_int3", "do_int3", "kprobe_int3_handler", "no_such_function_kpt",
 		"ktt_table",
 	};
-	struct kprobe *kp = &s->kps[0];
+	struct kprobe *kp = fresh_kprobe(&s->kps[0], false);
 	int ret;
 
-	memset(kp, 0, sizeof(*kp));
 	kp->pre_handler = torture_pre;
 	switch (rnd(w, 3)) {
 	case 0:		/* a refused symbol, or one that does not exist */
@@ -412,35 +665,47 @@ static void op_refused(struct writer *w, struct slot *s)
 /* A probe on the module the selftest loads and unloads meanwhile. */
 static void op_module(struct writer *w, struct slot *s)
 {
+	struct kprobe *kp = fresh_kprobe(&s->kps[0], false);
 	int ret;
 
-	memset(&s->kps[0], 0, sizeof(s->kps[0]));
-	s->kps[0].symbol_name = "kprobes_target_func";
-	s->kps[0].pre_handler = torture_pre;
-	ret = register_kprobe(&s->kps[0]);
+	kp->symbol_name = "kprobes_target_func";
+	kp->pre_handler = torture_pre;
+	ret = register_kprobe(kp);
 	count_result(ret);
 	if (!ret) {
+		WRITE_ONCE(s->kps[0].settling, false);
 		atomic_long_inc(&n_module);
 		s->kind = SLOT_KPROBE;
 		s->module = true;
 	}
 }
 
+/* A change of @tp's state begins: a hit that straddles it proves nothing. */
+static void changing(struct tprobe *tp)
+{
+	WRITE_ONCE(tp->gen, tp->gen + 1);
+}
+
 static void release(struct slot *s)
 {
+	int i;
+
 	switch (s->kind) {
 	case SLOT_KPROBE:
-		unregister_kprobe(&s->kps[0]);
-		if (is_registered(&s->kps[0])) {
+		changing(&s->kps[0]);
+		unregister_kprobe(&s->kps[0].kp);
+		if (is_registered(&s->kps[0].kp)) {
 			bad("an unregistered kprobe is still known");
 			s->kind = SLOT_BROKEN;
 			s->n = 1;
-			s->kpp[0] = &s->kps[0];
+			s->kpp[0] = &s->kps[0].kp;
 			return;
 		}
 		break;
 	case SLOT_BATCH:
 	case SLOT_BROKEN:
+		for (i = 0; i < s->n; i++)
+			changing(&s->kps[i]);
 		unregister_kprobes(s->kpp, s->n);
 		break;
 	case SLOT_KRETPROBE:
@@ -456,14 +721,23 @@ static void release(struct slot *s)
 	s->module = false;
 }
 
+/*
+ * Disable or enable one probe of the slot.  A kprobe of ours is silent
+ * from the end of the grace period after its disable_kprobe() (every hit
+ * that began before is over by then) until just before enable_kprobe().
+ */
 static void toggle(struct writer *w, struct slot *s)
 {
+	struct tprobe *tp = NULL;
 	struct kprobe *kp;
+	bool disable = rnd(w, 2);
+	int ret;
 
 	switch (s->kind) {
 	case SLOT_KPROBE:
 	case SLOT_BATCH:
-		kp = &s->kps[rnd(w, s->kind == SLOT_BATCH ? s->n : 1)];
+		tp = &s->kps[rnd(w, s->kind == SLOT_BATCH ? s->n : 1)];
+		kp = &tp->kp;
 		break;
 	case SLOT_KRETPROBE:
 		kp = &s->rp.kp;
@@ -474,9 +748,20 @@ static void toggle(struct writer *w, struct slot *s)
 	default:
 		return;
 	}
+	if (tp) {
+		changing(tp);
+		if (!disable)
+			WRITE_ONCE(tp->silent, false);
+	}
+	ret = disable ? disable_kprobe(kp) : enable_kprobe(kp);
 	/* Only a probe on the module may be gone, and refuse (-EINVAL). */
-	if ((rnd(w, 2) ? disable_kprobe(kp) : enable_kprobe(kp)) && !s->module)
+	if (ret && !s->module)
 		bad("enable/disable of a registered probe failed");
+	if (tp && disable && !ret) {
+		synchronize_rcu();
+		WRITE_ONCE(tp->silent, true);
+		atomic_long_inc(&n_silenced);
+	}
 }
 
 static int writer_fn(void *arg)
@@ -601,10 +886,13 @@ static void report(void)
 	pr_info("kprobes_torture: seed=%lu duration=%d ops=%ld registered=%ld refused(errno:count)=%s\n",
 		seed, duration, atomic_long_read(&n_ops),
 		atomic_long_read(&n_registered), len ? refused : " none");
-	pr_info("kprobes_torture: calls=%ld wrong=%d hits=%ld optimized_hits=%ld post=%ld kretprobe=%ld jprobe=%ld module_probes=%ld onoff=%ld\n",
+	pr_info("kprobes_torture: calls=%ld wrong=%d hits=%ld optimized_hits=%ld post=%ld paired=%ld unpaired=%ld silenced=%ld nested=%ld nested_missed=%ld kretprobe=%ld jprobe=%ld module_probes=%ld onoff=%ld\n",
 		atomic_long_read(&n_calls), atomic_read(&n_bad),
 		atomic_long_read(&n_hits), atomic_long_read(&n_opt_hits),
-		atomic_long_read(&n_post),
+		atomic_long_read(&n_post), atomic_long_read(&n_paired),
+		atomic_long_read(&n_unpaired),
+		atomic_long_read(&n_silenced), atomic_long_read(&n_nested),
+		atomic_long_read(&n_nested_missed),
 		atomic_long_read(&n_rp_hits), atomic_long_read(&n_jp_hits),
 		atomic_long_read(&n_module), atomic_long_read(&n_onoff));
 	windows_report();
@@ -635,6 +923,12 @@ static int __init kprobes_torture_init(void)
 		kfree(tasks);
 		return -ENOMEM;
 	}
+	if (nested_probes_register()) {
+		pr_err("kprobes_torture: the probes on ktt_nested0/1 were refused\n");
+		kfree(w);
+		kfree(tasks);
+		return -EINVAL;
+	}
 	for (i = 0; i < writers; i++)
 		prandom_seed_state(&w[i].rnd, seed + i);
 
@@ -657,6 +951,8 @@ static int __init kprobes_torture_init(void)
 			release(&w[i].slots[s]);
 	if (onoff && !cpu_online(1) && add_cpu(1))
 		bad("CPU 1 did not come back online");
+	unregister_kprobe(&nested_kp[0]);
+	unregister_kprobe(&nested_kp[1]);
 	kfree(w);
 	kfree(tasks);
 

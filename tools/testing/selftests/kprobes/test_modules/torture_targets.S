@@ -13,6 +13,7 @@
  * boundaries or not, and the core must refuse the ones that are not.
  */
 #include <linux/linkage.h>
+#include <linux/objtool.h>
 #include <asm/asm.h>
 #include <asm/nospec-branch.h>
 
@@ -196,6 +197,9 @@ END(ktt_indirect)
 SYM_FUNC_START(ktt_fault)
 	movabs	$0xdead000000000000, %rdx
 	mov	$0x77, %eax
+/* Where a probe's post_handler never runs (kprobes_torture.c) */
+SYM_INNER_LABEL(ktt_fault_load, SYM_L_GLOBAL)
+	ANNOTATE_NOENDBR	/* its address is taken, never jumped to */
 1:	mov	(%rdx), %rax
 2:	add	%rdi, %rax
 	RET
@@ -216,6 +220,21 @@ SYM_FUNC_START(ktt_bits)
 	add	%rdx, %rax
 	RET
 END(ktt_bits)
+
+/*
+ * x + 1, and x + 2: called only from a pre_handler, one per CPU, each
+ * with a probe of the torture's own at its entry that must count every
+ * such call as a missed hit.  Not targets: nothing else probes them.
+ */
+SYM_FUNC_START(ktt_nested0)
+	lea	1(%rdi), %rax
+	RET
+SYM_FUNC_END(ktt_nested0)
+
+SYM_FUNC_START(ktt_nested1)
+	lea	2(%rdi), %rax
+	RET
+SYM_FUNC_END(ktt_nested1)
 
 #define TARGET(fn)	.quad fn, .L##fn##_end - fn
 
