@@ -58,7 +58,8 @@ if [ -d "$kst" ]; then
 	kmake -j"$(nproc)" M="$obj/selftest-modules" ${MODULES:+KPROBES_MODULES="$MODULES"} modules
 fi
 # Every instruction boundary of some core functions, for test-everyinsn.sh.
-if [ ! "$obj/everyinsn.txt" -nt "$obj/vmlinux" ]; then
+if [ ! "$obj/everyinsn.txt" -nt "$obj/vmlinux" ] ||
+   [ "$top/tools/testing/kprobes/everyinsn.py" -nt "$obj/everyinsn.txt" ]; then
 	python3 "$top/tools/testing/kprobes/everyinsn.py" "$obj" > "$obj/everyinsn.txt.tmp"
 	mv "$obj/everyinsn.txt.tmp" "$obj/everyinsn.txt"
 fi

@@ -25,7 +25,7 @@ if [ ! -s "$LIST" ]; then
 	ktap_skip_all "no everyinsn.txt in this initramfs"
 	exit 4
 fi
-ktap_set_plan 10
+ktap_set_plan 11
 
 # The workload: two of it at once, one per CPU.  Each copies a file,
 # checksums it, forks and execs, and maps (exec, /proc/self/maps).
@@ -96,6 +96,9 @@ if [ -e /proc/sys/debug/kprobes-optimization ]; then
 else
 	ktap_test_skip "some were optimized"
 fi
+# Each place's own count from here, where all are armed (a busy function
+# is called meanwhile: its ftrace entry and its int3s are armed apart).
+echo zero > $EV/ctl
 start=$(date +%s)
 workload
 echo "# workload under the probes in $(( $(date +%s) - start ))s"
@@ -103,6 +106,31 @@ check "the workload's results are unchanged" [ ! -e /tmp/ev.bad ]
 hit=$(stat hit_functions)
 check "the probes of at least $NEED functions were hit (${hit:-none})" [ "${hit:-0}" -ge $NEED ]
 echo "# every boundary: $(head -n1 $EV/stats)"
+# Each place of a function's entry block (everyinsn.txt's third column)
+# runs each time the function's first instruction does: its hits and
+# misses must add up to the entry's, give or take a CPU that was between
+# the two when their breakpoints went in or out (4: two CPUs, twice).
+cat $EV/hits > /tmp/ev.hits
+awk 'NR == FNR { if ($3 == 1) block[$1 " " $2] = 1; next }
+     { n[$1 " " $2] = $3 + $4 }
+     END {
+	for (p in n) {
+		if (!(p in block)) continue
+		split(p, a, " ")
+		e = a[1] " 0"
+		if (a[2] == 0 || !(e in n) || n[e] == 0) continue
+		checked++
+		d = n[p] - n[e]
+		if (d < -4 || d > 4) {
+			if (++bad <= 5) print "# " p ": " n[p] " hits, its entry " n[e]
+		}
+	}
+	print "# entry blocks: " checked + 0 " places compared, " bad + 0 " off"
+	print (bad + 0) " " (checked + 0) > "/tmp/ev.block"
+     }' "$LIST" /tmp/ev.hits
+read -r off compared < /tmp/ev.block
+check "every place of an entry block fired as often as its entry ($compared places)" \
+	[ "$off" = 0 -a "$compared" -ge 100 ]
 start=$(date +%s)
 check "all unregistered as one batch" sh -c "echo unregister > $EV/ctl"
 echo "# unregistered in $(( $(date +%s) - start ))s"

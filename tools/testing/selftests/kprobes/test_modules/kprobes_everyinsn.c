@@ -12,10 +12,14 @@
  *            write "register-all": all places as one batch, the same way
  *            write "unregister": every registered probe, as one batch
  *            write "clear": forget the places (after "unregister")
+ *            write "zero": each place's own count (hits, nmissed) from 0
  *   stats    one line of counts, then "hit <function> <hits>" for each
  *            function whose probes were hit
+ *   hits     "<function> <offset> <hits> <nmissed>" for each registered
+ *            place: each place's own count
  *
- * A probe's pre_handler only counts the hit for its function.
+ * A probe's pre_handler only counts the hit, for its place and its
+ * function.
  */
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
@@ -35,6 +39,8 @@ struct ev_place {
 	struct kprobe kp;
 	int func;
 	bool registered;
+	unsigned int off;		/* as written to "places" */
+	atomic_long_t hits;
 };
 
 static DEFINE_MUTEX(ev_lock);		/* everything below */
@@ -50,6 +56,7 @@ static int ev_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ev_place *pl = container_of(p, struct ev_place, kp);
 
+	atomic_long_inc(&pl->hits);
 	atomic_long_inc(&funcs[pl->func].hits);
 	return 0;
 }
@@ -134,6 +141,7 @@ static int parse_places(void)
 		places[n].kp.symbol_name = funcs[nr_funcs - 1].name;
 		places[n].kp.offset = off;
 		places[n].kp.pre_handler = ev_pre;
+		places[n].off = off;
 		n++;
 	}
 	nr_places = n;
@@ -236,6 +244,16 @@ static ssize_t ctl_write(struct file *file, const char __user *buf,
 			unregister_all();
 	} else if (!strcmp(cmd, "clear")) {
 		clear_all();
+	} else if (!strcmp(cmd, "zero")) {
+		/*
+		 * Counting from a moment when every place is armed: an
+		 * ftrace site at a function's entry is armed at another
+		 * moment than the int3s behind it.
+		 */
+		for (i = 0; i < nr_places; i++) {
+			atomic_long_set(&places[i].hits, 0);
+			WRITE_ONCE(places[i].kp.nmissed, 0);
+		}
 	} else {
 		ret = -EINVAL;
 	}
@@ -271,6 +289,21 @@ static int stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
+static int hits_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	mutex_lock(&ev_lock);
+	for (i = 0; i < nr_places; i++)
+		if (places[i].registered)
+			seq_printf(m, "%s %u %ld %lu\n", funcs[places[i].func].name,
+				   places[i].off, atomic_long_read(&places[i].hits),
+				   places[i].kp.nmissed);
+	mutex_unlock(&ev_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hits);
+
 static const struct file_operations places_fops = {
 	.write = places_write,
 };
@@ -287,6 +320,7 @@ static int __init everyinsn_init(void)
 	debugfs_create_file("places", 0200, dir, NULL, &places_fops);
 	debugfs_create_file("ctl", 0200, dir, NULL, &ctl_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	debugfs_create_file("hits", 0400, dir, NULL, &hits_fops);
 	return 0;
 }
 
