@@ -21,6 +21,7 @@
 #                      upstream and on ours; rewrites the reference make
 #                      check holds ours to (ftracetest-upstream.txt)
 #   DEBUG=1            build and test the lockdep kernel (build/obj-debug)
+#   KCSAN=1            build and test the data race kernel (build/obj-kcsan)
 #   KERNELS="test"     build and test only these kernels (kernels.sh)
 
 T := tools/testing/kprobes
@@ -30,7 +31,9 @@ export BUILD ?= $(CURDIR)/build
 # the test kernel and the tracing kernel; with DEBUG=1 the debug kernel (the
 # tracing kernel with lockdep and friends).  make demo and make shell boot
 # the first.
-ifeq ($(DEBUG),1)
+ifeq ($(KCSAN),1)
+export KERNELS := kcsan
+else ifeq ($(DEBUG),1)
 export KERNELS := debug
 else
 export KERNELS ?= test tracing

@@ -7,7 +7,8 @@
 # judge them: every KTAP document must parse with the base tree's
 # kunit.py, and ktap.py prints each case, prefixed with its kernel and
 # boot, and, last, "N passed, N failed" over all boots.  Exit status 0
-# only when nothing failed.
+# only when nothing failed.  JUDGE_ONLY=1 judges the consoles of the last
+# run again, without booting (after a change to the judge).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -16,6 +17,7 @@ src=$BUILD/src
 T=$top/tools/testing/kprobes
 . "$T/kernels.sh"
 . "$T/ftrace-cases.sh"
+. "$T/judge.sh"
 
 # What one kernel must report: the static list, every selftest script, and
 # (--cases-from) every case of the KUnit suites it builds, read from their
@@ -116,7 +118,16 @@ torture_boot() {	# torture_boot <kernel> <obj>
 		echo "require test-everyinsn"
 		grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$obj/.config" ||
 			echo "skip-ok torture/kmemleak reports nothing allocated by Kprobes	# no kmemleak in this kernel"
+		# Open: about one hit in a million pairs runs a pre_handler
+		# whose post_handler never follows, cause not yet found
+		# (tools/testing/kprobes/README.md); listed KNOWN until then,
+		# and as news when a run has none.
+		echo "known-fail torture/none left out, none alone, no hit between a pair	# open: about one unpaired hit per 30 s run"
 	} > "$expect"
+	if [ "${JUDGE_ONLY:-0}" = 1 ]; then
+		args+=(--expect "$expect" "$kernel/torture=$log")
+		return
+	fi
 	rm -f "$log"
 	echo "check: booting the $kernel kernel for ${duration}s of torture and test-everyinsn, single-threaded TCG (console in $log)"
 	start=$(date +%s)
@@ -125,7 +136,7 @@ torture_boot() {	# torture_boot <kernel> <obj>
 		kptorture_duration="$duration" kptorture_seed="${TORTURE_SEED:-0}" > /dev/null
 	rc=$?
 	echo "check: the guest ran for $(( $(date +%s) - start ))s; $(tr -d '\r' < "$log" |
-		grep -o 'kprobes_torture: \(SUCCESS\|FAILURE\).*' | tail -n1)"
+		grep -o 'kprobes_torture: \(SUCCESS\|FAILURE\).*' | head -n1)"
 	[ $rc -eq 0 ] || problems+=(--problem "$kernel/torture: the boot failed (run.sh exit status $rc)")
 	[ -s "$log" ] || { problems+=(--problem "$kernel/torture: no console at all"); touch "$log"; }
 	args+=(--expect "$expect" "$kernel/torture=$log")
@@ -134,6 +145,28 @@ torture_boot() {	# torture_boot <kernel> <obj>
 problems=()
 args=()
 cpus=${CPUS:-2}
+
+# The judge first: ktap.py on consoles whose verdict is known.
+if ! python3 "$T/ktap_selftest.py" > "$BUILD/check-judge.log" 2>&1; then
+	problems+=(--problem "the judge: ktap_selftest.py failed ($(grep -c '^not ok' "$BUILD/check-judge.log") cases; see $BUILD/check-judge.log)")
+fi
+
+# ftracetest-upstream.txt holds our kernel to upstream's results only if
+# they were measured as ours are now: with the same fragments, under the
+# same QEMU (ftrace-reference.sh records both).
+reference_problem() {
+	local ref=$T/ftracetest-upstream.txt want have
+	want="$(fragments_id test tracing) $(qemu_version)"
+	have="$(sed -n 's/^# fragments: //p' "$ref") $(sed -n 's/^# qemu: //p' "$ref")"
+	[ "$have" = "$want" ] ||
+		echo "ftracetest-upstream.txt was measured with fragments and QEMU \"$have\", not \"$want\": run make ftrace-reference"
+}
+for kernel in ${KERNELS:-test}; do
+	grep -q '^CONFIG_KPROBE_EVENTS=y' "$(kernel_obj "$kernel")/.config" 2>/dev/null || continue
+	why=$(reference_problem)
+	[ -z "$why" ] || problems+=(--problem "$why")
+	break
+done
 # Debian's perf and bpftrace (about 220 MB with their libraries) go into
 # the initramfs of one boot per kernel with BPF events: this mode's.
 TOOLS_MODE=${TOOLS_MODE:-full}
@@ -153,16 +186,19 @@ for mode in ${PREEMPT_MODES:-none full}; do
 	args+=($(expectations "$obj" "$mode" $tools $ftrace))
 	run="$kernel/preempt=$mode"
 	log=$obj/check-$mode.log
-	# Never judge an old console: remove every trace of the last run first.
-	rm -f "$log" "$obj/check-$mode"-*.log "$obj/check-$mode"-*.parsed
-	echo "check: booting the $kernel kernel with preempt=$mode (console in $log)"
-	start=$(date +%s)
-	mem=1024
-	[ $tools = 1 ] && mem=2048
-	GUEST_TOOLS=$tools MEM=$mem KERNEL=$kernel CPUS=$cpus \
-		"$T/run.sh" check "$log" "preempt=$mode" kpftrace=$ftrace > /dev/null
-	rc=$?
-	echo "check: the guest ran for $(( $(date +%s) - start ))s"
+	rc=0
+	if [ "${JUDGE_ONLY:-0}" != 1 ]; then
+		# Never judge an old console: remove every trace of the last run first.
+		rm -f "$log" "$obj/check-$mode"-*.log "$obj/check-$mode"-*.parsed
+		echo "check: booting the $kernel kernel with preempt=$mode (console in $log)"
+		start=$(date +%s)
+		mem=1024
+		[ $tools = 1 ] && mem=2048
+		GUEST_TOOLS=$tools MEM=$mem KERNEL=$kernel CPUS=$cpus \
+			"$T/run.sh" check "$log" "preempt=$mode" kpftrace=$ftrace > /dev/null
+		rc=$?
+		echo "check: the guest ran for $(( $(date +%s) - start ))s"
+	fi
 	if [ $rc -ne 0 ]; then
 		problems+=(--problem "$run: the boot failed (run.sh exit status $rc)")
 	fi
@@ -177,34 +213,27 @@ for mode in ${PREEMPT_MODES:-none full}; do
 		problems+=(--problem "$run: the guest did not bring up $cpus CPUs")
 	fi
 
-	# The boot-time KUnit document, and the selftests' document after
-	# /init, without the kernel's own messages that the console puts
-	# between their lines ("input: AT Translated Set 2 keyboard" between
-	# a plan and its first subtest made kunit.py report crashed tests):
-	# KTAP lines begin with blank, '#', KTAP, TAP, 1.., ok or not ok.
-	ktap_only='/^\r\{0,1\}$\|^[ \t#]\|^K\{0,1\}TAP version\|^1\.\.\|^ok \|^not ok /p'
-	sed '/Run \/init as init process/,$d' "$log" | tr -d '\r' | sed -n "$ktap_only" \
-		> "$obj/check-$mode-kunit.log"
-	sed -n '/Run \/init as init process/,$p' "$log" | tr -d '\r' | sed -n "$ktap_only" \
-		> "$obj/check-$mode-selftests.log"
-	for part in kunit selftests; do
-		out=$obj/check-$mode-$part.parsed
-		# kunit.py also fails a document with a failed case: that is
-		# ktap.py's to judge (an ftracetest case that fails on
-		# upstream too is KNOWN there).  Only a document it could not
-		# read, or one with a crashed test, is a problem here.
-		if python3 "$src/tools/testing/kunit/kunit.py" parse \
-			"$obj/check-$mode-$part.log" > "$out" 2>&1 ||
-		   { grep 'Testing complete' "$out" | tail -n1 | grep -q . &&
-		     ! grep 'Testing complete' "$out" | tail -n1 | grep -qE 'crashed|errors'; }; then
-			echo "check: kunit.py parse ($run, $part): $(grep 'Testing complete' "$out" | tail -n1 | sed 's/^\[[0-9:]*\] //')"
-		else
-			problems+=(--problem "kunit.py parse ($run, $part) failed: $(tail -n1 "$out" | sed 's/^\[[0-9:]*\] //')")
-		fi
-	done
+	while read -r line; do
+		case "$line" in
+		problem:*) problems+=(--problem "${line#problem: }") ;;
+		*) echo "check: $line" ;;
+		esac
+	done < <(kunit_parse "$log" "$run" "$obj/check-$mode")
 	args+=("$kernel/preempt-$mode=$log")
 done
 torture_boot "$kernel" "$obj"
 done
 
-python3 "$T/ktap.py" "${args[@]}" "${problems[@]}"
+# On a kernel with KCSAN, a data race is ours to fix when it names one of
+# our functions: those of the core, the x86 code and the test modules.
+ours=()
+for kernel in ${KERNELS:-test}; do
+	obj=$(kernel_obj "$kernel")
+	grep -q '^CONFIG_KCSAN=y' "$obj/.config" || continue
+	nm --defined-only "$obj"/kernel/kprobes/*.o "$obj"/arch/x86/kernel/kprobes/*.o \
+		"$obj"/selftest-modules/*.o 2>/dev/null |
+		awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u > "$BUILD/check-ours.txt"
+	ours=(--ours "$BUILD/check-ours.txt")
+done
+
+python3 "$T/ktap.py" "${args[@]}" "${ours[@]}" "${problems[@]}"

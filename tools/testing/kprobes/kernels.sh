@@ -8,6 +8,8 @@
 #   debug    the tracing kernel + configs/debug.config (lockdep, RCU and
 #            list debugging) + configs/sanitizers.config (KASAN,
 #            kmemleak, UBSAN); make check DEBUG=1              build/obj-debug
+#   kcsan    the test kernel + configs/kcsan.config (the data race
+#            detector); make check KCSAN=1                   build/obj-kcsan
 
 kernel_obj() {
 	case "$1" in
@@ -21,6 +23,7 @@ kernel_configs() {
 	test) echo "test kunit" ;;
 	tracing) echo "test kunit tracing" ;;
 	debug) echo "test kunit tracing debug sanitizers" ;;
+	kcsan) echo "test kunit kcsan" ;;
 	*) echo "kernels.sh: no kernel named $1" >&2; return 1 ;;
 	esac
 }
@@ -34,4 +37,17 @@ pristine_tree() {
 		git -C "$BUILD/src" worktree add -q --detach "$up" base
 	fi
 	echo "$up"
+}
+
+# What a reference measurement depends on, recorded beside its results
+# (ftracetest-upstream.txt) and compared by check.sh, which refuses a
+# reference taken with other fragments or under another QEMU.
+# fragments_id <config names...>: a hash of those fragments' text.
+fragments_id() {
+	local c
+	for c; do cat "$top/configs/$c.config"; done | sha256sum | cut -c1-16
+}
+# qemu_version: QEMU's version number, as "10.0.2".
+qemu_version() {
+	qemu-system-x86_64 --version | sed -n '1s/^QEMU emulator version \([0-9.]*\).*/\1/p'
 }
