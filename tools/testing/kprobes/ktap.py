@@ -256,7 +256,7 @@ def judge(path, prefix, wants, problems, reports, news, ours=None, notes=None):
         elif status == 'ok':
             passed += 1
             if name in known_fail:
-                print(f'  ok    {prefix}{name} # fails on upstream, passes here')
+                print(f'  ok    {prefix}{name} # listed as known to fail, passed')
                 news.append(f'known-fail: {prefix}{name} passed '
                             f'(known: {KNOWN_WHY.get(name, "to fail")})')
             else:
