@@ -121,19 +121,24 @@ struct kprobe {
 #define KPROBE_BARE_BITS	(KPROBE_FLAG_BARE | KPROBE_FLAG_BARE_ARMED | \
 				 KPROBE_FLAG_BARE_IN)
 
+/*
+ * These are read without kprobe_mutex, by the hits and by handlers, while
+ * the core changes the flags under it (kernel/kprobes/internal.h,
+ * kprobe_flags_change()): marked loads, paired with its marked store.
+ */
 static inline bool kprobe_gone(struct kprobe *p)
 {
-	return p->flags & KPROBE_FLAG_GONE;
+	return READ_ONCE(p->flags) & KPROBE_FLAG_GONE;
 }
 
 static inline bool kprobe_disabled(struct kprobe *p)
 {
-	return p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
+	return READ_ONCE(p->flags) & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
 }
 
 static inline bool kprobe_optimized(struct kprobe *p)
 {
-	return p->flags & KPROBE_FLAG_OPTIMIZED;
+	return READ_ONCE(p->flags) & KPROBE_FLAG_OPTIMIZED;
 }
 
 static inline bool kprobe_ftrace(struct kprobe *p)

@@ -493,9 +493,9 @@ void kprobe_bare_update_arming(struct kprobe *p)
 	if (kprobe_gone(p))
 		return;		/* on bare_gone, out of the filter for good */
 	if (armed)
-		p->flags |= KPROBE_FLAG_BARE_ARMED;
+		kprobe_flags_change(p, KPROBE_FLAG_BARE_ARMED, 0);
 	else
-		p->flags &= ~KPROBE_FLAG_BARE_ARMED;
+		kprobe_flags_change(p, 0, KPROBE_FLAG_BARE_ARMED);
 	if ((bare_joins(p) || bare_leaves(p)) && list_empty(&p->list))
 		list_add_tail(&p->list, &bare_pending);
 }
@@ -535,7 +535,7 @@ void kprobe_bare_remove(struct kprobe *p)
 		return;
 	}
 	hash_del_rcu(&p->hlist);
-	p->flags &= ~KPROBE_FLAG_BARE_ARMED;
+	kprobe_flags_change(p, 0, KPROBE_FLAG_BARE_ARMED);
 	if (bare_leaves(p)) {
 		if (list_empty(&p->list))
 			list_add_tail(&p->list, &bare_pending);
@@ -563,7 +563,7 @@ void kprobe_bare_hand_over(struct kprobe *p, struct kprobe_site *site)
 	if (bare_joins(p) || bare_leaves(p))
 		kprobe_site_queue(site);
 	list_del_init(&p->list);
-	p->flags &= ~KPROBE_BARE_BITS;
+	kprobe_flags_change(p, 0, KPROBE_BARE_BITS);
 }
 
 /* Take @p out of the bare hash (kprobe_bare_hand_over()). */
@@ -584,8 +584,7 @@ static void bare_gone_now(struct kprobe *p)
 
 	if (p->flags & KPROBE_FLAG_BARE_IN)
 		filter_remove(&ftrace_users[0], &ip, 1);
-	p->flags &= ~BARE_STATE;
-	p->flags |= KPROBE_FLAG_GONE;
+	kprobe_flags_change(p, KPROBE_FLAG_GONE, BARE_STATE);
 	hash_del_rcu(&p->hlist);
 	list_move_tail(&p->list, &bare_gone);
 }
@@ -655,9 +654,9 @@ static int bare_adds(unsigned long *ips, unsigned int cap)
 				if (!bare_joins(p))
 					continue;
 				if (ret)
-					p->flags &= ~KPROBE_FLAG_BARE_ARMED;
+					kprobe_flags_change(p, 0, KPROBE_FLAG_BARE_ARMED);
 				else
-					p->flags |= KPROBE_FLAG_BARE_IN;
+					kprobe_flags_change(p, KPROBE_FLAG_BARE_IN, 0);
 			}
 			return ret;
 		}
@@ -668,10 +667,10 @@ static int bare_adds(unsigned long *ips, unsigned int cap)
 		ip = (unsigned long)p->addr;
 		ret = filter_add(kf, &ip, 1);
 		if (ret) {
-			p->flags &= ~KPROBE_FLAG_BARE_ARMED;
+			kprobe_flags_change(p, 0, KPROBE_FLAG_BARE_ARMED);
 			err = err ?: ret;
 		} else {
-			p->flags |= KPROBE_FLAG_BARE_IN;
+			kprobe_flags_change(p, KPROBE_FLAG_BARE_IN, 0);
 		}
 	}
 	return err;
@@ -686,7 +685,7 @@ static void bare_removes(unsigned long *ips, unsigned int cap)
 	list_for_each_entry(p, &bare_pending, list) {
 		if (!bare_leaves(p))
 			continue;
-		p->flags &= ~KPROBE_FLAG_BARE_IN;
+		kprobe_flags_change(p, 0, KPROBE_FLAG_BARE_IN);
 		ips[k++] = (unsigned long)p->addr;
 		if (k == cap) {
 			filter_remove(&ftrace_users[0], ips, k);

@@ -16,6 +16,18 @@
  */
 extern struct mutex kprobe_mutex;
 
+/*
+ * A published probe's ->flags: written under kprobe_mutex, read without it
+ * by the hits (kprobe_disabled(), kprobe_gone() and the jprobe bit) and by
+ * handlers (kprobe_optimized()).  One marked store of the whole word,
+ * paired with those readers' READ_ONCE(): a hit sees the word before or
+ * after the change, never a torn or refetched one.
+ */
+static inline void kprobe_flags_change(struct kprobe *p, u32 set, u32 clear)
+{
+	WRITE_ONCE(p->flags, (p->flags & ~clear) | set);
+}
+
 /* The site hash (sites.c); writers hold kprobe_mutex. */
 void kprobe_site_insert(struct kprobe_site *site);
 void kprobe_site_unhash(struct kprobe_site *site);

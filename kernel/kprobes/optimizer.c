@@ -88,9 +88,9 @@ static void site_set_opt(struct kprobe_site *site, u8 state)
 	kprobe_site_update_flux(site);
 	list_for_each_entry(p, &site->probes, list) {
 		if (state == KPROBE_OPT_DONE)
-			p->flags |= KPROBE_FLAG_OPTIMIZED;
+			kprobe_flags_change(p, KPROBE_FLAG_OPTIMIZED, 0);
 		else
-			p->flags &= ~KPROBE_FLAG_OPTIMIZED;
+			kprobe_flags_change(p, 0, KPROBE_FLAG_OPTIMIZED);
 	}
 }
 

@@ -666,8 +666,9 @@ int kprobe_register_batch(struct kprobe **kps, int num, bool *published)
 		 */
 		for (j = 0; j <= i && j < num; j++) {
 			kps[j]->addr = old[j].addr;
-			kps[j]->flags = (old[j].flags & ~KPROBE_BARE_BITS) |
-					(kps[j]->flags & KPROBE_BARE_BITS);
+			WRITE_ONCE(kps[j]->flags,
+				   (old[j].flags & ~KPROBE_BARE_BITS) |
+				   (kps[j]->flags & KPROBE_BARE_BITS));
 		}
 	}
 	mutex_unlock(&kprobe_mutex);
@@ -789,14 +790,14 @@ static int set_kprobe_disabled(struct kprobe *kp, bool disable)
 		goto out;
 	}
 	if (disable)
-		kp->flags |= KPROBE_FLAG_DISABLED;
+		kprobe_flags_change(kp, KPROBE_FLAG_DISABLED, 0);
 	else
-		kp->flags &= ~KPROBE_FLAG_DISABLED;
+		kprobe_flags_change(kp, 0, KPROBE_FLAG_DISABLED);
 	probe_update_arming(kp, site);
 	ret = kprobe_sync_text();
 	if (ret && !disable) {
 		/* ftrace refused the site: the probe stays disabled. */
-		kp->flags |= KPROBE_FLAG_DISABLED;
+		kprobe_flags_change(kp, KPROBE_FLAG_DISABLED, 0);
 		probe_update_arming(kp, site);
 		kprobe_sync_text();
 	}

@@ -65,7 +65,7 @@ void kprobe_site_gone(struct kprobe_site *site)
 		kprobe_ftrace_site_gone(site);
 	hash_del_rcu(&site->node);
 	list_for_each_entry(p, &site->probes, list)
-		p->flags |= KPROBE_FLAG_GONE;
+		kprobe_flags_change(p, KPROBE_FLAG_GONE, 0);
 }
 
 /**
@@ -386,7 +386,7 @@ void __kprobes kprobe_site_missed(struct kprobe_site *site)
 static __always_inline bool probe_needs_step_path(struct kprobe *p)
 {
 	return p->post_handler || p->fault_handler ||
-	       (p->flags & KPROBE_FLAG_JPROBE);
+	       (READ_ONCE(p->flags) & KPROBE_FLAG_JPROBE);
 }
 
 /**

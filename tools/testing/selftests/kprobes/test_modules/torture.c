@@ -266,7 +266,7 @@ static int torture_pre(struct kprobe *p, struct pt_regs *regs)
 		pending_pre(tp);
 	atomic_long_inc(&n_hits);
 	/* Set while the jump is in: this hit came through a detour. */
-	if (p->flags & KPROBE_FLAG_OPTIMIZED)
+	if (kprobe_optimized(p))
 		atomic_long_inc(&n_opt_hits);
 	return 0;
 }
