@@ -140,24 +140,30 @@ static int input_index(unsigned long x)
 
 /*
  * A kprobe of a writer's slot (every probe with the handlers below), with
- * what its writer tells the handlers.  @gen moves on before each change
- * of the probe's state (registered, enabled, disabled, unregistered), so
- * that a handler can tell a hit that straddled a change from one that
- * did not.  @silent is set once the probe is disabled and every hit that
- * began before is over (synchronize_rcu(): handlers and the copy between
- * them run with preemption or interrupts off), and cleared before it is
- * enabled: no handler of the probe may run while it is set.  @settling
- * is set until its registration has succeeded: a batch that fails after
- * publishing some of its probes takes them out again, and a hit that ran
- * one's pre_handler meanwhile may find it gone before its post_handler
- * (register_kprobes() says so); such hits are not held to the pairing.
+ * what its writer tells the handlers.  @gen moves on when a change of the
+ * probe's state (registered, enabled, disabled, unregistered) begins and
+ * again when it is over; @steady_gen takes the second value, so a probe
+ * is steady while the two are equal.  A hit that began before a change
+ * was over may see half of it (a pre_handler before a disable and no
+ * post_handler after it, or the reverse around an enable or a
+ * registration, which do not wait for the hits under way, as upstream's
+ * do not): only a hit that began while the probe was steady is held to
+ * the pairing.  A pre_handler knows its hit began steady if the probe is
+ * steady when it runs (a pre_handler after the change began sees the new
+ * @gen); a post_handler knows it if, in addition, a grace period has
+ * passed since the change was over (@steady_cookie): every hit runs with
+ * interrupts off, an RCU read-side critical section.  @silent is set once
+ * the probe is disabled and every hit that began before is over
+ * (synchronize_rcu()), and cleared before it is enabled: no handler of
+ * the probe may run while it is set.  A probe of a batch that fails is
+ * never steady.
  */
 struct tprobe {
 	struct kprobe kp;
 	unsigned long gen;
-	unsigned long pre_gen;		/* @gen at its last pre_handler */
+	unsigned long steady_gen;
+	unsigned long steady_cookie;	/* get_state_synchronize_rcu() */
 	bool silent;
-	bool settling;
 };
 
 static struct tprobe *tprobe_of(struct kprobe *p)
@@ -176,7 +182,7 @@ struct pending {
 	struct {
 		struct tprobe *tp;
 		unsigned long gen;
-		bool settling;		/* not held to the pairing */
+		bool steady;		/* held to the pairing */
 	} e[PENDING_MAX];
 };
 
@@ -209,7 +215,7 @@ static void pending_pre(struct tprobe *tp)
 	for (i = pd->n - 1; i >= 0; i--) {
 		struct tprobe *o = pd->e[i].tp;
 
-		if (pending_stale(pd, i) || pd->e[i].settling ||
+		if (pending_stale(pd, i) || !pd->e[i].steady ||
 		    o->kp.addr == (kprobe_opcode_t *)ktt_fault_load) {
 			pending_drop(pd, i);
 		} else if (o == tp) {
@@ -226,10 +232,19 @@ static void pending_pre(struct tprobe *tp)
 		pd->n = 0;
 	pd->e[pd->n].tp = tp;
 	pd->e[pd->n].gen = gen;
-	pd->e[pd->n].settling = READ_ONCE(tp->settling);
+	pd->e[pd->n].steady = READ_ONCE(tp->steady_gen) == gen;
 	pd->n++;
-	if (!pd->e[pd->n - 1].settling)
-		WRITE_ONCE(tp->pre_gen, gen);
+}
+
+/* Did the hit running @tp's post_handler begin while @tp was steady? */
+static bool hit_began_steady(struct tprobe *tp)
+{
+	unsigned long gen = READ_ONCE(tp->gen);
+
+	if (READ_ONCE(tp->steady_gen) != gen)
+		return false;
+	smp_rmb();	/* pairs with the smp_wmb() of changed() */
+	return poll_state_synchronize_rcu(READ_ONCE(tp->steady_cookie));
 }
 
 static void pending_post(struct tprobe *tp)
@@ -243,11 +258,7 @@ static void pending_post(struct tprobe *tp)
 			atomic_long_inc(&n_paired);
 			return;
 		}
-	/*
-	 * Unless it was enabled or registered since its last pre_handler,
-	 * or is being registered.
-	 */
-	if (!READ_ONCE(tp->settling) && READ_ONCE(tp->pre_gen) == READ_ONCE(tp->gen))
+	if (hit_began_steady(tp))
 		unpaired_at("a post_handler ran without its pre_handler on this CPU", &tp->kp);
 }
 
@@ -513,6 +524,23 @@ static unsigned long random_place(struct writer *w, bool from_good)
 	return ktt_targets[t].start + rnd(w, ktt_targets[t].size);
 }
 
+/* A change of @tp's state begins: a hit that straddles it proves nothing. */
+static void changing(struct tprobe *tp)
+{
+	WRITE_ONCE(tp->gen, tp->gen + 1);
+}
+
+/* The change is over: @tp is steady from here (see struct tprobe). */
+static void changed(struct tprobe *tp)
+{
+	unsigned long gen = tp->gen + 1;
+
+	WRITE_ONCE(tp->gen, gen);
+	WRITE_ONCE(tp->steady_cookie, get_state_synchronize_rcu());
+	smp_wmb();	/* pairs with the smp_rmb() of hit_began_steady() */
+	WRITE_ONCE(tp->steady_gen, gen);
+}
+
 /*
  * A fresh kprobe in @tp, before it is registered: a new state (@gen),
  * silent if it is registered disabled.
@@ -522,9 +550,8 @@ static struct kprobe *fresh_kprobe(struct tprobe *tp, bool disabled)
 	struct kprobe *kp = &tp->kp;
 
 	memset(kp, 0, sizeof(*kp));
-	WRITE_ONCE(tp->gen, tp->gen + 1);
+	changing(tp);
 	WRITE_ONCE(tp->silent, disabled);
-	WRITE_ONCE(tp->settling, true);
 	if (disabled)
 		kp->flags = KPROBE_FLAG_DISABLED;
 	return kp;
@@ -568,7 +595,7 @@ static void op_kprobe(struct writer *w, struct slot *s)
 	ret = register_kprobe(&s->kps[0].kp);
 	count_result(ret);
 	if (!ret) {
-		WRITE_ONCE(s->kps[0].settling, false);
+		changed(&s->kps[0]);
 		remember_good((unsigned long)s->kps[0].kp.addr);
 		s->kind = SLOT_KPROBE;
 	}
@@ -588,7 +615,7 @@ static void op_batch(struct writer *w, struct slot *s)
 	count_result(ret);
 	if (!ret) {
 		for (i = 0; i < s->n; i++)
-			WRITE_ONCE(s->kps[i].settling, false);
+			changed(&s->kps[i]);
 		s->kind = SLOT_BATCH;
 		return;
 	}
@@ -673,17 +700,11 @@ static void op_module(struct writer *w, struct slot *s)
 	ret = register_kprobe(kp);
 	count_result(ret);
 	if (!ret) {
-		WRITE_ONCE(s->kps[0].settling, false);
+		changed(&s->kps[0]);
 		atomic_long_inc(&n_module);
 		s->kind = SLOT_KPROBE;
 		s->module = true;
 	}
-}
-
-/* A change of @tp's state begins: a hit that straddles it proves nothing. */
-static void changing(struct tprobe *tp)
-{
-	WRITE_ONCE(tp->gen, tp->gen + 1);
 }
 
 static void release(struct slot *s)
@@ -762,6 +783,8 @@ static void toggle(struct writer *w, struct slot *s)
 		WRITE_ONCE(tp->silent, true);
 		atomic_long_inc(&n_silenced);
 	}
+	if (tp)
+		changed(tp);
 }
 
 static int writer_fn(void *arg)
