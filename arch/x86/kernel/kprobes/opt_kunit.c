@@ -660,7 +660,9 @@ static void single_probe_switches_under_hits(struct kunit *test)
  * registers) is optimized at once.  Every few rounds the parked site is
  * reaped instead, and the original bytes are back.  Whether a round finds
  * the site still parked depends on the reaper's timer, so the case asks
- * for most rounds, not all.
+ * for most rounds, not all; and only of the rounds that came back within
+ * a quarter of the parking time (PARK_DELAY, register.c): on a host
+ * busy elsewhere a guest's wait for the other CPU's call can outlast it.
  */
 static void single_post(struct kprobe *p, struct pt_regs *regs,
 			unsigned long flags)
@@ -673,7 +675,9 @@ static void parked_site_taken_up_again(struct kunit *test)
 	struct kprobe *p, *gone;
 	struct kprobe_site *site;
 	struct task_struct *hammer;
-	int round, cpu, taken_up = 0, expected = 0, before;
+	int round, cpu, taken_up = 0, expected = 0, late = 0, before;
+	unsigned long parked_at = 0;
+	bool back_in_time;
 	u8 orig[16];
 
 	if (num_online_cpus() < 2)
@@ -693,14 +697,18 @@ static void parked_site_taken_up_again(struct kunit *test)
 		memset(p, 0, sizeof(*p));
 		p->addr = (void *)kpo_plain;
 		p->pre_handler = (round & 1) ? single_pre_b : single_pre_a;
+		back_in_time = time_before(jiffies, parked_at + HZ / 40 + 1);
 		KUNIT_ASSERT_EQ(test, register_kprobe(p), 0);
-		if (gone) {
+		if (gone && back_in_time) {
 			expected++;
 			taken_up += kprobe_optimized(p);
+		} else if (gone) {
+			late++;
 		}
 		KUNIT_EXPECT_TRUE(test, settled_optimized(test, p));
 		single_wait_for_a_call();
 		unregister_kprobe(p);
+		parked_at = jiffies;
 		/* Parked: calls go on through the jump, the handler is gone. */
 		before = atomic_read((round & 1) ? &single_b : &single_a);
 		single_wait_for_a_call();
@@ -742,8 +750,8 @@ static void parked_site_taken_up_again(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&single_a), 0);
 	KUNIT_EXPECT_GT(test, atomic_read(&single_b), 0);
 	KUNIT_EXPECT_GE(test, taken_up * 2, expected);
-	kunit_info(test, "%d calls on CPU%d, %d of %d new probes optimized at once\n",
-		   atomic_read(&single_calls), cpu, taken_up, expected);
+	kunit_info(test, "%d calls on CPU%d, %d of %d new probes optimized at once (%d came back late)\n",
+		   atomic_read(&single_calls), cpu, taken_up, expected, late);
 }
 
 /*
