@@ -22,6 +22,7 @@
  * stop the CPU are refused: their copy could not run with IF cleared and
  * come back to the trailing int3.
  */
+#include <linux/bug.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
@@ -193,20 +194,36 @@ static int decode_at_boundary(struct kprobe_site *site, struct kprobe_func **f,
 	       kprobe_decode_original(addr, insn, buf);
 }
 
+/*
+ * Is it an instruction that raises an exception by design (int3, int n,
+ * into, int1, ud0, ud1, ud2)?  Such a place is no instruction to probe:
+ * -EILSEQ, as upstream answers, except for the ud2 of a BUG() or WARN(),
+ * which upstream refuses with -EINVAL before it decodes anything.
+ */
+static bool kprobe_insn_traps(struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	if (op == 0x0f)
+		return insn->opcode.bytes[1] == 0x0b ||	/* ud2 */
+		       insn->opcode.bytes[1] == 0xb9 ||	/* ud1 */
+		       insn->opcode.bytes[1] == 0xff;	/* ud0 */
+	return op == 0xcc || op == 0xcd || op == 0xce || op == 0xf1;
+}
+
 /* Is the instruction refused outright? */
 bool kprobe_insn_refused(struct insn *insn)
 {
 	u8 op = insn->opcode.bytes[0];
 
+	if (kprobe_insn_traps(insn))
+		return true;
 	if (op == 0x0f) {
 		switch (insn->opcode.bytes[1]) {
 		case 0x05:	/* syscall */
 		case 0x07:	/* sysret */
-		case 0x0b:	/* ud2: BUG() and WARN() sites */
 		case 0x34:	/* sysenter */
 		case 0x35:	/* sysexit */
-		case 0xb9:	/* ud1 */
-		case 0xff:	/* ud0 */
 			return true;
 		}
 		return false;
@@ -215,12 +232,8 @@ bool kprobe_insn_refused(struct insn *insn)
 	case 0x8e:		/* mov to a segment register */
 	case 0x9a:		/* far call */
 	case 0xca: case 0xcb:	/* far ret */
-	case 0xcc:		/* int3: not ours to take over */
-	case 0xcd:		/* int n */
-	case 0xce:		/* into */
 	case 0xcf:		/* iret */
 	case 0xea:		/* far jmp */
-	case 0xf1:		/* int1 */
 	case 0xf4:		/* hlt: would never wake with IF cleared */
 		return true;
 	}
@@ -251,11 +264,23 @@ static int classify_indirect(struct insn *insn, struct arch_specific_insn *ai)
 	return 0;
 }
 
+/* The ud2 of a BUG() or WARN(): the bug table has its address. */
+static bool is_bug_ud2(struct insn *insn, kprobe_opcode_t *addr)
+{
+#ifdef CONFIG_GENERIC_BUG
+	if (insn->opcode.bytes[0] == 0x0f && insn->opcode.bytes[1] == 0x0b)
+		return !!find_bug((unsigned long)addr);
+#endif
+	return false;
+}
+
 /* Decide ai->kind and the emulation parameters. */
 static int classify(struct insn *insn, struct arch_specific_insn *ai)
 {
 	u8 op = insn->opcode.bytes[0];
 
+	if (kprobe_insn_traps(insn))
+		return -EILSEQ;
 	if (kprobe_insn_refused(insn))
 		return -EINVAL;
 
@@ -362,9 +387,11 @@ static int build_copy(struct kprobe_site *site, struct insn *insn, u8 *buf,
  * @site: a new site; ->addr set
  *
  * Context: kprobe_mutex held.
- * Return: 0; -EILSEQ when ->addr is not on an instruction boundary or does
- * not decode; -EINVAL when the instruction is refused or its text belongs
- * to other patching; -ENOMEM when no slot is left.
+ * Return: 0; -EILSEQ when ->addr is not on an instruction boundary, does
+ * not decode, or is an instruction that traps by design (int3, int n,
+ * ud0/1/2); -EINVAL when the instruction is refused, is a BUG()'s or
+ * WARN()'s ud2, or its text belongs to other patching; -ENOMEM when no
+ * slot is left.
  */
 int arch_prepare_kprobe_site(struct kprobe_site *site)
 {
@@ -375,15 +402,24 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	struct insn insn;
 	int ret, used;
 
+	/*
+	 * A byte of a jump label's or a static call's site: refused before
+	 * the boundary is asked, as upstream does (-EINVAL, not -EILSEQ,
+	 * inside such an instruction).
+	 */
+	if (kprobe_text_reserved(site->addr, 1))
+		return -EINVAL;
 	ret = decode_at_boundary(site, &f, &insn, buf);
 	if (ret)
 		goto out;
 	ret = classify(&insn, ai);
+	if (ret == -EILSEQ && is_bug_ud2(&insn, site->addr))
+		ret = -EINVAL;
 	if (ret)
 		goto out;
 	/*
-	 * BUG() and WARN() are ud2 on x86, which classify() refuses: no
-	 * find_bug(), which walks the whole bug table.
+	 * BUG() and WARN() are ud2 on x86, which classify() refuses: the
+	 * bug table, a long walk, is asked only about a ud2.
 	 */
 	ret = -EINVAL;
 	if (kprobe_text_owned_elsewhere(site->addr, insn.length))
