@@ -19,6 +19,7 @@
  *
  * Everything here is in .kprobes.text and therefore never probed.
  */
+#include <linux/entry-common.h>
 #include <linux/kprobes.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
@@ -589,14 +590,19 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
  *
  * The head puts regs->flags back with popf, so the IF bit restored here
  * turns interrupts back on as the CPU leaves for the original code.
- * lockdep still has the state of the trap's caller (the trap's exit gave
- * it back) while IF is cleared: it is told of the real state around the
- * handlers, as local_irq_disable() and local_irq_enable() would tell it.
+ *
+ * The post_handlers run in the context the int3 path gives its handlers,
+ * as upstream's, whose post_handlers run in the trap that ends the
+ * single step: irqentry_nmi_enter() marks it (in_nmi(), the hardirq
+ * count, RCU watching) and tells lockdep that interrupts are off, which
+ * it did not know (the trap's exit gave it the caller's state while IF
+ * is cleared); irqentry_nmi_exit() gives lockdep back that state.
  */
 __visible void __kprobes kprobe_post_callback(struct kprobe_site *site,
 					      struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	irqentry_state_t irq_state;
 	struct kprobe_step step;
 
 	if (!kcb->depth || kcb->steps[kcb->depth - 1].site != site) {
@@ -610,12 +616,11 @@ __visible void __kprobes kprobe_post_callback(struct kprobe_site *site,
 	 * NMI's reuse the entry.
 	 */
 	step = pop_step(kcb);
-	if (step.saved_if)
-		trace_hardirqs_off();
+	regs->ss = __KERNEL_DS;		/* the head put the sp in that slot */
 	give_back_if(&step, regs);
+	irq_state = irqentry_nmi_enter(regs);
 	kprobe_site_post_handlers(site, regs);
-	if (step.saved_if)
-		trace_hardirqs_on();
+	irqentry_nmi_exit(regs, irq_state);
 }
 
 /* Undo the top step after its copy faulted; the fault goes on from @addr. */

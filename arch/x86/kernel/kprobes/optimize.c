@@ -555,7 +555,8 @@ void arch_kprobe_drop_jump(struct kprobe_site *site)
  *
  * Called from the detour in whatever context reached the site.  Handlers
  * see regs->ip just past the probed address, as from a breakpoint (the
- * head put it there), and run with preemption off.  A pre_handler cannot
+ * head put it there), regs->ss the kernel's, and run with preemption off,
+ * as upstream's optimized probes do.  A pre_handler cannot
  * redirect execution from here: the detour always goes on with the copied
  * region.
  *
@@ -581,6 +582,8 @@ __visible void __kprobes kprobe_detour_callback(struct kprobe_site *site,
 {
 	struct kprobe *p;
 
+	/* The head filled that slot with the sp; handlers see the kernel's ss */
+	regs->ss = __KERNEL_DS;
 	preempt_disable();
 	/*
 	 * The usual case, one probe (or two, through the pair's handler):
