@@ -41,7 +41,7 @@ long kpo_rip(void);
 long kpo_jcc(long x);
 long kpo_stack(long x);
 long kpo_call(void);
-long kpo_ret(long x);
+long kpo_ret_last(long x);
 long kpo_jump_in(long x);
 long kpo_indirect(long x, long y, void *z);
 long kpo_extable(long x, long *p);

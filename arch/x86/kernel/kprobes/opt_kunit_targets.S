@@ -73,11 +73,18 @@ SYM_FUNC_START(kpo_call)
 	RET
 SYM_FUNC_END(kpo_call)
 
-/* long kpo_ret(long x): x; a ret inside the region */
-SYM_FUNC_START(kpo_ret)
+/*
+ * long kpo_ret_last(long x): x; a raw ret as the region's last byte, on
+ * every kernel (RET may be a return thunk's jmp, or followed by an int3
+ * that no region may hold)
+ */
+SYM_FUNC_START(kpo_ret_last)
 	mov	%rdi, %rax
-	RET
-SYM_FUNC_END(kpo_ret)
+	nop
+	ANNOTATE_UNRET_SAFE	/* the raw form is the class under test */
+	ret
+	int3
+SYM_FUNC_END(kpo_ret_last)
 
 /* long kpo_jump_in(long x): max(x + 1, 10); a jump back into the region */
 SYM_FUNC_START(kpo_jump_in)

@@ -22,10 +22,12 @@
  *     in the copy would not be found);
  *   - no jump or call of the function lands inside the region except on
  *     its first byte;
- *   - every instruction of the region can run elsewhere: no call, return,
- *     loop, indirect or far transfer; relative jumps are re-encoded with a
+ *   - every instruction of the region can run elsewhere: no call, loop,
+ *     indirect or far transfer; relative jumps are re-encoded with a
  *     32-bit displacement to the same target, RIP-relative operands are
- *     re-aimed;
+ *     re-aimed; a near ret runs as it is (it leaves the copy for the
+ *     caller, as it would have left the function: upstream's optimizer
+ *     copies it too);
  *   - nobody else patches those bytes (jump labels, static calls,
  *     alternatives, ftrace) and no other probe sits inside.
  * The detour's copy of the region is also what the int3 path boosts to
@@ -116,7 +118,6 @@ static int relocate_one(struct insn *insn, const u8 *src, unsigned long from,
 	switch (op) {
 	case 0xe8:				/* call */
 	case 0xe0 ... 0xe3:			/* loop, jrcxz */
-	case 0xc2: case 0xc3:			/* ret */
 		return -EINVAL;
 	case 0xff:
 		if (reg >= 2 && reg <= 5)	/* indirect call/jmp */
