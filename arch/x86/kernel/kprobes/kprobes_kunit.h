@@ -31,6 +31,7 @@ long kpt_fault_load(long *p);
 long kpt_loop(long n);
 long kpt_jrcxz(long x);
 long kpt_jmp_reg(long (*fn)(void));
+long kpt_jmp_mem(long (**fnp)(void));
 long kpt_kgdb_target(void);
 
 /* The targets of the optimization suite; see opt_kunit_targets.S. */
@@ -54,6 +55,7 @@ enum {
 	KPT_JCC32, KPT_RET, KPT_PUSH, KPT_LEA, KPT_POP, KPT_CALLR, KPT_CALLM,
 	KPT_PUSHF, KPT_LOAD, KPT_LOAD_DONE, KPT_LOOP, KPT_JRCXZ, KPT_JMPR,
 	KPT_KGDB, KPT_CLI, KPT_STI, KPT_POPF, KPT_GS, KPT_O16, KPT_LOCK,
+	KPT_JMPM,
 };
 
 extern const struct kpt_point {

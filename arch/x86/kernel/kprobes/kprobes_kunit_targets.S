@@ -197,6 +197,13 @@ SYM_FUNC_START(kpt_jmp_reg)
 .Ljmpr:	jmp	*%rdi
 SYM_FUNC_END(kpt_jmp_reg)
 
+/* long kpt_jmp_mem(long (**fnp)(void)): (*fnp)(), a tail call through memory */
+SYM_FUNC_START(kpt_jmp_mem)
+	sub	$16, %rdi
+	ANNOTATE_RETPOLINE_SAFE
+.Ljmpm:	jmp	*16(%rdi)
+SYM_FUNC_END(kpt_jmp_mem)
+
 /*
  * long kpt_kgdb_target(void): 0x90909091.  kgdb's int3 on the mov's first
  * byte leaves four 0x90 behind it, which read as four nops.  Never called
@@ -265,5 +272,6 @@ SYM_DATA_START(kpt_points)
 	point	kpt_prefixed, .Lgs
 	point	kpt_prefixed, .Lo16
 	point	kpt_prefixed, .Llock
+	point	kpt_jmp_mem, .Ljmpm
 SYM_DATA_END(kpt_points)
 	.popsection
