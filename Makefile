@@ -20,6 +20,11 @@
 #   make ftrace-reference  upstream's ftrace kprobe selftests on pristine
 #                      upstream and on ours; rewrites the reference make
 #                      check holds ours to (ftracetest-upstream.txt)
+#   make conformance   our core beside pristine upstream (same base and
+#                      fragments): errnos, handler context, debugfs files,
+#                      knobs, acceptance at every instruction boundary of
+#                      1,000 functions; differences must be argued in
+#                      Documentation/trace/kprobes.rst
 #   DEBUG=1            build and test the lockdep kernel (build/obj-debug)
 #   KCSAN=1            build and test the data race kernel (build/obj-kcsan)
 #   KERNELS="test"     build and test only these kernels (kernels.sh)
@@ -40,7 +45,7 @@ export KERNELS ?= test tracing
 endif
 FIRST := $(firstword $(KERNELS))
 
-.PHONY: all demo check arch-check cross-check shell torture patches bench ftrace-reference setup assemble build clean
+.PHONY: all demo check arch-check cross-check shell torture patches bench ftrace-reference conformance setup assemble build clean
 
 all: demo
 
@@ -88,6 +93,9 @@ bench: assemble
 
 ftrace-reference: assemble
 	@$(T)/ftrace-reference.sh
+
+conformance: assemble
+	@$(T)/conformance.sh
 
 clean:
 	rm -rf $(BUILD)
