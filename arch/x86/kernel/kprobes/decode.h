@@ -27,6 +27,10 @@ int kprobe_func_may_jump(struct kprobe_func *f, unsigned long addr,
 int kprobe_prepare_fast_paths(struct kprobe_site *site, struct kprobe_func *f,
 			      struct insn *insn, u8 *buf, kprobe_opcode_t *slot);
 
+/* text_poke_vec() for our pokes, again under QEMU's TCG (patch.c). */
+struct text_poke_vec;
+void kprobe_poke_vec(const struct text_poke_vec *vec, unsigned int nr);
+
 /* Sites with a jmp in the text (optimize.c); kprobe_mutex. */
 extern unsigned int kprobe_nr_jumped;
 

@@ -454,11 +454,11 @@ static void poke_int3s(struct kprobe_site **sites, unsigned int n)
 		unjump_vec[nv].opcode = &int3;
 		unjump_vec[nv++].len = INT3_INSN_SIZE;
 		if (nv == POKES_PER_VEC) {
-			text_poke_vec(unjump_vec, nv);
+			kprobe_poke_vec(unjump_vec, nv);
 			nv = 0;
 		}
 	}
-	text_poke_vec(unjump_vec, nv);
+	kprobe_poke_vec(unjump_vec, nv);
 }
 
 /* Write back the four bytes behind each int3 (a page boundary splits some). */
@@ -482,11 +482,11 @@ static void poke_tails(struct kprobe_site **sites, unsigned int n)
 					       (split - tail);
 		}
 		if (nv >= POKES_PER_VEC) {
-			text_poke_vec(unjump_vec, nv);
+			kprobe_poke_vec(unjump_vec, nv);
 			nv = 0;
 		}
 	}
-	text_poke_vec(unjump_vec, nv);
+	kprobe_poke_vec(unjump_vec, nv);
 }
 
 /*

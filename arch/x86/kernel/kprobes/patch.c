@@ -12,13 +12,82 @@
  * The generic code hands over a whole queue of sites at once (arming.c);
  * text_poke_vec() writes them with one switch to the poking mm per chunk
  * rather than one per byte.
+ *
+ * Under QEMU's TCG with a host thread per vCPU, a store to text can miss
+ * a translation that another vCPU makes of that page at the same moment:
+ * QEMU drops the translations of the bytes first (under the page's lock,
+ * which a translation holds from its first read until it is linked) and
+ * stores after, so a translation that read the old bytes in between is
+ * kept, and that vCPU runs the old bytes for as long as nothing writes the
+ * page again, serialising or not.  An int3 run so after it went away traps
+ * again and again at the same place (with the IRQs of the code it is in:
+ * when off, the next sync waits for that vCPU for ever), and a jmp to a
+ * detour is taken after the detour went.  No real CPU does this: the
+ * trap's return and the sync make it fetch again.  So on TCG (CPUID's
+ * hypervisor leaf says "TCGTCGTCGTCG") each chunk is written three times
+ * with the same bytes: at once again, which drops a translation that held
+ * the page's lock across the first write; then, after a sync that every
+ * vCPU answers between two translations, once more, which drops one made
+ * of a page that had none before (QEMU then takes no lock).  Whatever is
+ * translated after the first write reads the new bytes.  Elsewhere the
+ * static key stays off and this costs a nop; "kprobes_repoke=0" turns it
+ * off on TCG too (make bench: its icount run keeps the vCPUs on one
+ * thread, where nothing races).
  */
+#include <linux/init.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
+#include <asm/cpufeature.h>
+#include <asm/processor.h>
 #include <asm/text-patching.h>
+#include "decode.h"
 
 /* Bounds how long text_poke_vec() keeps IRQs off. */
 #define POKES_PER_VEC	64
+
+static DEFINE_STATIC_KEY_FALSE(kprobe_repoke);
+static bool repoke_allowed = true;
+
+static int __init repoke_setup(char *arg)
+{
+	return kstrtobool(arg, &repoke_allowed) == 0;
+}
+__setup("kprobes_repoke=", repoke_setup);
+
+/* QEMU's TCG names itself in the hypervisor leaf, as KVM and Xen do. */
+static bool __init running_on_tcg(void)
+{
+	u32 eax, sig[3];
+
+	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		return false;
+	cpuid(0x40000000, &eax, &sig[0], &sig[1], &sig[2]);
+	return !memcmp(sig, "TCGTCGTCGTCG", sizeof(sig));
+}
+
+static int __init repoke_init(void)
+{
+	if (running_on_tcg() && repoke_allowed) {
+		static_branch_enable(&kprobe_repoke);
+		pr_info("kprobes: QEMU TCG: text is written again after each write\n");
+	}
+	return 0;
+}
+early_initcall(repoke_init);
+
+/*
+ * text_poke_vec() for Kprobes' own pokes; on TCG, thrice (see above).
+ * Context: text_mutex held, may sleep (the sync waits for every CPU).
+ */
+void kprobe_poke_vec(const struct text_poke_vec *vec, unsigned int nr)
+{
+	text_poke_vec(vec, nr);
+	if (!static_branch_unlikely(&kprobe_repoke) || !nr)
+		return;
+	text_poke_vec(vec, nr);
+	text_poke_sync();
+	text_poke_vec(vec, nr);
+}
 
 /*
  * Write each queued site's byte as its ->armed asks and empty @queue.
@@ -38,11 +107,11 @@ void arch_kprobe_poke_sites(struct list_head *queue)
 		vec[n].len = INT3_INSN_SIZE;
 		list_del_init(&site->poke);
 		if (++n == POKES_PER_VEC) {
-			text_poke_vec(vec, n);
+			kprobe_poke_vec(vec, n);
 			n = 0;
 		}
 	}
-	text_poke_vec(vec, n);
+	kprobe_poke_vec(vec, n);
 	mutex_unlock(&text_mutex);
 }
 
