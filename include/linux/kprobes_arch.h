@@ -43,6 +43,7 @@ enum kprobe_window {
 	KPROBE_WINDOW_IN_FLUX,		/* a trap while a jump comes or goes */
 	KPROBE_WINDOW_MISSED,		/* a hit inside a handler or a step */
 	KPROBE_WINDOW_BARE_TO_SITE,	/* ftrace: a bare probe just got its site */
+	KPROBE_WINDOW_STALE_TEXT,	/* the same gone int3 again: stale text run */
 	KPROBE_WINDOWS
 };
 

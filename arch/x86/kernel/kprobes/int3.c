@@ -410,6 +410,28 @@ static bool __kprobes is_static_call_return0(const u8 *p)
 	       p[3] == 0x31 && p[4] == 0xc0;
 }
 
+#ifdef CONFIG_KPROBES_KUNIT_TEST
+/* Where this CPU last trapped on an int3 that had gone; test kernels. */
+static DEFINE_PER_CPU(kprobe_opcode_t *, last_int3_gone);
+
+/*
+ * Count a trap on a gone int3, and a second one in a row at the same
+ * place: this CPU runs a copy of the text older than memory (see patch.c
+ * on QEMU's TCG), or a probe came and went twice while it was on its way.
+ */
+static void __kprobes count_int3_gone(kprobe_opcode_t *addr)
+{
+	kprobe_window_entered(KPROBE_WINDOW_INT3_GONE);
+	if (__this_cpu_read(last_int3_gone) == addr)
+		kprobe_window_entered(KPROBE_WINDOW_STALE_TEXT);
+	__this_cpu_write(last_int3_gone, addr);
+}
+#else
+static inline void count_int3_gone(kprobe_opcode_t *addr)
+{
+}
+#endif
+
 /*
  * The int3 this CPU trapped on is no longer in the text: a probe went
  * away, or text_poke_bp() finished patching, after the CPU fetched it.
@@ -519,7 +541,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 	if (!site) {
 		/* The int3 went away after this CPU fetched it?  Else not ours. */
 		if (*addr != INT3_INSN_OPCODE) {
-			kprobe_window_entered(KPROBE_WINDOW_INT3_GONE);
+			count_int3_gone(addr);
 			return int3_gone(regs, addr);
 		}
 		/*

@@ -119,12 +119,13 @@ static inline unsigned long kpt_window_entered(const struct kpt_windows *w,
 static inline void kpt_windows_report(struct kunit *test,
 				      const struct kpt_windows *w)
 {
-	kunit_info(test, "windows: int3_gone=%lu late_site=%lu in_flux=%lu missed=%lu bare_to_site=%lu\n",
+	kunit_info(test, "windows: int3_gone=%lu late_site=%lu in_flux=%lu missed=%lu bare_to_site=%lu stale_text=%lu\n",
 		   kpt_window_entered(w, KPROBE_WINDOW_INT3_GONE),
 		   kpt_window_entered(w, KPROBE_WINDOW_LATE_SITE),
 		   kpt_window_entered(w, KPROBE_WINDOW_IN_FLUX),
 		   kpt_window_entered(w, KPROBE_WINDOW_MISSED),
-		   kpt_window_entered(w, KPROBE_WINDOW_BARE_TO_SITE));
+		   kpt_window_entered(w, KPROBE_WINDOW_BARE_TO_SITE),
+		   kpt_window_entered(w, KPROBE_WINDOW_STALE_TEXT));
 }
 
 #endif /* _X86_KPROBES_KUNIT_H */
