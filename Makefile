@@ -7,9 +7,9 @@
 #   make check         boot and run every test suite; last line "N passed, N failed"
 #   make shell         boot into an interactive shell
 #   make torture       the torture test, DURATION=<seconds> (default 600),
-#                      SEED=<n> to replay a run; prints its summary.  QEMU
-#                      runs single-threaded TCG there (see README); make
-#                      check runs it for TORTURE_DURATION=30 s per kernel
+#                      SEED=<n> to replay a run; prints its summary; make
+#                      check runs it for TORTURE_DURATION=30 s at the end
+#                      of every boot
 #   make arch-check    boot i386, arm64 and x86-64 with frame pointers under
 #                      QEMU with our core (KUnit with upstream's
 #                      test_kprobes, samples, control files)
@@ -73,7 +73,7 @@ DURATION ?= 600
 SEED ?= 0
 torture: assemble
 	@KERNEL=$(FIRST) $(T)/build.sh
-	@TCG_THREAD=single TIMEOUT=$$(( $(DURATION) + 600 )) KERNEL=$(FIRST) $(T)/run.sh torture $(BUILD)/torture.log \
+	@TIMEOUT=$$(( $(DURATION) + 600 )) KERNEL=$(FIRST) $(T)/run.sh torture $(BUILD)/torture.log \
 		kptorture_duration=$(DURATION) kptorture_seed=$(SEED) | \
 		sed -n 's/\r$$//; /kprobes_torture: \(start\|seed=\|calls=\|SUCCESS\|FAILURE\|wrong\|first\)/p; /^\(not \)\{0,1\}ok 1 torture/p'
 	@grep -q '^ok 1 torture' $(BUILD)/torture.log

@@ -27,10 +27,14 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1> <ftracetest: all|core>
 	{
 		cat "$T/expected.txt"
 		for t in "$top"/tools/testing/selftests/kprobes/test-*.sh; do
-			# test-everyinsn runs in the single-threaded boot.
-			[ "$(basename "$t")" = test-everyinsn.sh ] && continue
 			echo "require $(basename "$t" .sh)"
 		done
+		# The torture test, last in every boot (TORTURE_DURATION 0: none).
+		if [ "$TORTURE_DURATION" != 0 ]; then
+			echo "require torture"
+			grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$obj/.config" ||
+				echo "skip-ok torture/kmemleak reports nothing allocated by Kprobes	# no kmemleak in this kernel"
+		fi
 		# The ftrace coexistence script needs the function tracer.
 		grep -q '^CONFIG_FUNCTION_TRACER=y' "$obj/.config" ||
 			echo "skip-ok test-ftrace	# no function tracer in this kernel"
@@ -102,44 +106,12 @@ ftrace_expectations() {
 	done <<<"$core"
 }
 
-# The torture test (torture.sh) and test-everyinsn, once per kernel, in a
-# boot of their own: QEMU runs both vCPUs on one host thread there.  With a thread per vCPU,
-# QEMU 7.2's TCG can leave a vCPU running its translation of an int3 that
-# the other vCPU has already taken out again, and the torture writes and
-# removes int3s at random instructions faster than anything else does
-# (README, "The torture test").  TORTURE_DURATION seconds (0: no torture
-# boot); TORTURE_SEED replays a run.
-torture_boot() {	# torture_boot <kernel> <obj>
-	local kernel=$1 obj=$2 log=$2/check-torture.log expect=$2/check-expected-torture.txt
-	local duration=${TORTURE_DURATION:-30} start rc
-	[ "$duration" = 0 ] && return
-	{
-		echo "require torture"
-		echo "require test-everyinsn"
-		grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$obj/.config" ||
-			echo "skip-ok torture/kmemleak reports nothing allocated by Kprobes	# no kmemleak in this kernel"
-	} > "$expect"
-	if [ "${JUDGE_ONLY:-0}" = 1 ]; then
-		args+=(--expect "$expect" "$kernel/torture=$log")
-		return
-	fi
-	rm -f "$log"
-	echo "check: booting the $kernel kernel for ${duration}s of torture and test-everyinsn, single-threaded TCG (console in $log)"
-	start=$(date +%s)
-	TCG_THREAD=single TIMEOUT=$(( duration + 900 )) KERNEL=$kernel CPUS=$cpus \
-		"$T/run.sh" serial "$log" kunit.enable=0 \
-		kptorture_duration="$duration" kptorture_seed="${TORTURE_SEED:-0}" > /dev/null
-	rc=$?
-	echo "check: the guest ran for $(( $(date +%s) - start ))s; $(tr -d '\r' < "$log" |
-		grep -o 'kprobes_torture: \(SUCCESS\|FAILURE\).*' | head -n1)"
-	[ $rc -eq 0 ] || problems+=(--problem "$kernel/torture: the boot failed (run.sh exit status $rc)")
-	[ -s "$log" ] || { problems+=(--problem "$kernel/torture: no console at all"); touch "$log"; }
-	args+=(--expect "$expect" "$kernel/torture=$log")
-}
-
 problems=()
 args=()
 cpus=${CPUS:-2}
+# Seconds of torture test at the end of every boot (0: none); TORTURE_SEED
+# replays a run.
+TORTURE_DURATION=${TORTURE_DURATION:-30}
 
 # The judge first: ktap.py on consoles whose verdict is known.
 if ! python3 "$T/ktap_selftest.py" > "$BUILD/check-judge.log" 2>&1; then
@@ -190,9 +162,12 @@ for mode in ${PREEMPT_MODES:-none full}; do
 		mem=1024
 		[ $tools = 1 ] && mem=2048
 		GUEST_TOOLS=$tools MEM=$mem KERNEL=$kernel CPUS=$cpus \
-			"$T/run.sh" check "$log" "preempt=$mode" kpftrace=$ftrace > /dev/null
+		TIMEOUT=$(( ${TIMEOUT:-900} + TORTURE_DURATION )) \
+			"$T/run.sh" check "$log" "preempt=$mode" kpftrace=$ftrace \
+			kptorture_duration="$TORTURE_DURATION" kptorture_seed="${TORTURE_SEED:-0}" > /dev/null
 		rc=$?
-		echo "check: the guest ran for $(( $(date +%s) - start ))s"
+		echo "check: the guest ran for $(( $(date +%s) - start ))s; $(tr -d '\r' < "$log" |
+			grep -o 'kprobes_torture: \(SUCCESS\|FAILURE\).*' | head -n1)"
 	fi
 	if [ $rc -ne 0 ]; then
 		problems+=(--problem "$run: the boot failed (run.sh exit status $rc)")
@@ -216,7 +191,6 @@ for mode in ${PREEMPT_MODES:-none full}; do
 	done < <(kunit_parse "$log" "$run" "$obj/check-$mode")
 	args+=("$kernel/preempt-$mode=$log")
 done
-torture_boot "$kernel" "$obj"
 done
 
 # On a kernel with KCSAN, a data race is ours to fix when it names one of

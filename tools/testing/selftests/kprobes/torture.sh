@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The torture test (kprobes_torture.ko, see its source), run by make
-# torture and in a boot of its own by make check (init's kptest=torture;
-# single-threaded TCG, see tools/testing/kprobes/README.md): random
+# torture and at the end of every boot of make check (init's run_torture;
+# see tools/testing/kprobes/README.md): random
 # registration work on both CPUs while readers check every result and CPU 1
 # goes offline and online; meanwhile this script loads and unloads
 # kprobes_target (which the torture probes) and flips the two knobs,
