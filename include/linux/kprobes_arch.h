@@ -57,8 +57,27 @@ static __always_inline void kprobe_window_entered(enum kprobe_window w)
 
 /* How often @w was entered since boot, on every CPU together. */
 unsigned long kprobe_window_total(enum kprobe_window w);
+
+/*
+ * Microseconds a hit stalls just before the lookup whose miss opens
+ * window @w, while a test sets it: under QEMU the other CPU's change
+ * seldom lands inside a window a few instructions wide, so a cross-CPU
+ * test widens the one it exists for, and then asserts it was entered.
+ */
+extern unsigned int kprobe_window_stall_us[KPROBE_WINDOWS];
+void kprobe_window_stall_wait(enum kprobe_window w);
+
+static __always_inline void kprobe_window_stall(enum kprobe_window w)
+{
+	if (unlikely(READ_ONCE(kprobe_window_stall_us[w])))
+		kprobe_window_stall_wait(w);
+}
 #else
 static __always_inline void kprobe_window_entered(enum kprobe_window w)
+{
+}
+
+static __always_inline void kprobe_window_stall(enum kprobe_window w)
 {
 }
 #endif

@@ -6,6 +6,7 @@
  * that it can never be probed itself: a breakpoint in the code that handles
  * breakpoints would recurse without end.
  */
+#include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/kprobes.h>
 #include <linux/rculist.h>
@@ -368,6 +369,14 @@ unsigned long kprobe_window_total(enum kprobe_window w)
 	return sum;
 }
 EXPORT_SYMBOL_GPL(kprobe_window_total);	/* for the torture module */
+
+unsigned int kprobe_window_stall_us[KPROBE_WINDOWS];
+
+/* A plain busy wait: the caller is in a trap or ftrace's handler. */
+void __kprobes kprobe_window_stall_wait(enum kprobe_window w)
+{
+	udelay(READ_ONCE(kprobe_window_stall_us[w]));
+}
 #endif
 
 /* A hit that cannot run handlers: every probe at the site misses it. */

@@ -6,6 +6,7 @@
 #ifndef _X86_KERNEL_KPROBES_DECODE_H
 #define _X86_KERNEL_KPROBES_DECODE_H
 
+#include <linux/jump_label.h>
 #include <asm/insn.h>
 
 struct kprobe_site;
@@ -30,6 +31,7 @@ int kprobe_prepare_fast_paths(struct kprobe_site *site, struct kprobe_func *f,
 /* text_poke_vec() for our pokes, again under QEMU's TCG (patch.c). */
 struct text_poke_vec;
 void kprobe_poke_vec(const struct text_poke_vec *vec, unsigned int nr);
+DECLARE_STATIC_KEY_FALSE(kprobe_repoke);
 
 /* Sites with a jmp in the text (optimize.c); kprobe_mutex. */
 extern unsigned int kprobe_nr_jumped;

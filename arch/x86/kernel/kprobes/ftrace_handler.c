@@ -247,7 +247,10 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	/* Preemption is off: an RCU reader, as removal expects (register.c). */
 	site = kprobe_site_find((kprobe_opcode_t *)ip);
 	if (!site) {
-		struct kprobe *p = kprobe_bare_find((kprobe_opcode_t *)ip);
+		struct kprobe *p;
+
+		kprobe_window_stall(KPROBE_WINDOW_BARE_TO_SITE);
+		p = kprobe_bare_find((kprobe_opcode_t *)ip);
 
 		if (p) {
 			ftrace_bare_hit(p, regs, ip);

@@ -620,6 +620,9 @@ static int fault_never(struct kprobe *p, struct pt_regs *regs, int trapnr)
  * other CPU calling the function without pause, the bare probe's handler
  * must run exactly once for every call from its registration until its
  * removal: no call missed while the site takes over, none run twice.
+ * The window it exists for is a hit that misses the site, then the bare
+ * probe, because the site took over in between: the hit path stalls
+ * there while it runs, and it must have been entered.
  */
 static void bare_probe_gets_a_site_while_called(struct kunit *test)
 {
@@ -632,6 +635,7 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 	bool promoted = true;
 
 	kpt_windows_start(&win);
+	WRITE_ONCE(kprobe_window_stall_us[KPROBE_WINDOW_BARE_TO_SITE], 50);
 	reset_counts();
 	atomic_set(&bare_skipped, 0);
 	atomic_set(&hammer_wrong, 0);
@@ -696,6 +700,7 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, bare.nmissed, 0);
 	}
 	kthread_stop(hammer);
+	WRITE_ONCE(kprobe_window_stall_us[KPROBE_WINDOW_BARE_TO_SITE], 0);
 	KUNIT_EXPECT_EQ(test, hammer_timeouts, 0);
 
 	KUNIT_EXPECT_EQ(test, round, 40);
@@ -706,6 +711,7 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 	kunit_info(test, "%d calls, %d hits of the bare probe on CPU%d\n",
 		   atomic_read(&hammer_calls), atomic_read(&pre_hits), cpu);
 	kpt_windows_report(test, &win);
+	KUNIT_EXPECT_GE(test, kpt_window_entered(&win, KPROBE_WINDOW_BARE_TO_SITE), 5);
 	if (atomic_read(&bare_skipped))
 		kunit_info(test, "first skip: %ld then %ld, at stage %d\n",
 			   bare_skip_from, bare_skip_to, bare_skip_stage);

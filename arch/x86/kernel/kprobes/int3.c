@@ -537,6 +537,7 @@ int __kprobes kprobe_int3_handler(struct pt_regs *regs)
 	if (jprobe_is_return_trap(addr))
 		return jprobe_returned(kcb, regs);
 
+	kprobe_window_stall(KPROBE_WINDOW_INT3_GONE);
 	site = kprobe_site_find(addr);
 	if (!site) {
 		/* The int3 went away after this CPU fetched it?  Else not ours. */

@@ -45,7 +45,7 @@
 /* Bounds how long text_poke_vec() keeps IRQs off. */
 #define POKES_PER_VEC	64
 
-static DEFINE_STATIC_KEY_FALSE(kprobe_repoke);
+DEFINE_STATIC_KEY_FALSE(kprobe_repoke);	/* the KUnit suite turns it off */
 static bool repoke_allowed = true;
 
 static int __init repoke_setup(char *arg)
