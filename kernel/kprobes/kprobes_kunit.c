@@ -875,14 +875,67 @@ static void jump_label_site_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpr_keyed(), 1L);
 }
 
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
-/* A static call's site belongs to the static-call code: refused too. */
+#ifdef CONFIG_HAVE_STATIC_CALL
+/* A static call, with a trampoline, and with an inline site where objtool runs. */
 DEFINE_STATIC_CALL(kpr_sc, kpr_square);
 
 static noinline long kpr_via_static_call(long x)
 {
 	return static_call(kpr_sc)(x);
 }
+
+static noinline long kpr_cube(long x)
+{
+	return x * x * x;
+}
+
+/*
+ * Every byte of a static call's trampoline is refused: static_call_update()
+ * rewrites it (here: to another function, then to a return of 0), and a
+ * probe's copy of the old jump, or the byte its disarm writes back, would
+ * be stale.  The calls through it go where the last update said.
+ */
+static void static_call_trampoline_refused(struct kunit *test)
+{
+	u8 *tramp = (u8 *)STATIC_CALL_TRAMP_ADDR(kpr_sc);
+	struct kprobe kp = { .pre_handler = count_kpre };
+	unsigned int off;
+	int ret;
+
+	for (off = 0; off < 8; off++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.pre_handler = count_kpre;
+		kp.addr = (kprobe_opcode_t *)(tramp + off);
+		ret = register_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "trampoline+%u", off);
+		if (!ret)
+			unregister_kprobe(&kp);	/* it lives on this stack */
+	}
+	/* By name, as kprobe events and perf probe would. */
+	memset(&kp, 0, sizeof(kp));
+	kp.pre_handler = count_kpre;
+	kp.symbol_name = STATIC_CALL_TRAMP_STR(kpr_sc);
+	ret = register_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	if (!ret)
+		unregister_kprobe(&kp);
+
+	static_call_update(kpr_sc, kpr_cube);
+	KUNIT_EXPECT_EQ(test, static_call(kpr_sc)(3), 27L);
+	static_call_update(kpr_sc, (void *)__static_call_return0);
+	KUNIT_EXPECT_EQ(test, static_call(kpr_sc)(3), 0L);
+	static_call_update(kpr_sc, kpr_square);
+	KUNIT_EXPECT_EQ(test, kpr_via_static_call(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 0);
+}
+#else
+static void static_call_trampoline_refused(struct kunit *test)
+{
+	kunit_skip(test, "no static call trampolines in this kernel");
+}
+#endif
+
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
 
 /* The site objtool recorded for kpr_sc (the kernel's table of them). */
 extern struct static_call_site __start_static_call_sites[],
@@ -1034,6 +1087,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(handler_order_and_running),
 	KUNIT_CASE(jump_label_site_refused),
 	KUNIT_CASE(static_call_site_refused),
+	KUNIT_CASE(static_call_trampoline_refused),
 	KUNIT_CASE(init_text_probe_turns_gone),
 	KUNIT_CASE(trimmed_slots_share_a_page),
 	KUNIT_CASE(site_is_a_small_slab_object),

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Text that other patching owns: the sites of jump labels and of inline
- * static calls.  Their next update would overwrite a breakpoint put there,
- * or a detour's copy of the old bytes would go stale, so no probe and no
- * optimized region may cover them.
+ * static calls, and static calls' trampolines.  Their next update would
+ * overwrite a breakpoint put there, or a copy of the old bytes (a detour's,
+ * a step's, the byte a disarm writes back) would go stale, so no probe and
+ * no optimized region may cover them.
  *
  * The kernel answers the question itself (jump_label_text_reserved(),
  * static_call_text_reserved()), but by walking every entry of the core
@@ -21,6 +22,7 @@
  * int3 for a moment while the key changes.
  */
 #include <linux/jump_label.h>
+#include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -249,6 +251,55 @@ static struct module *text_module(unsigned long addr)
 }
 #endif
 
+#ifdef CONFIG_HAVE_STATIC_CALL
+/*
+ * A static call's trampoline is a jump to the call's function that
+ * static_call_update() rewrites in place, to another function or to a
+ * return.  The kernel's own check (static_call_text_reserved()) knows the
+ * sites that call through it, not the trampoline: a probe there would
+ * later step or jump through a copy of the old jump, and its disarm would
+ * write the old first byte over a return.
+ *
+ * Each trampoline is a function of its own, named for its call
+ * (STATIC_CALL_TRAMP_PREFIX), which kallsyms knows.  Where the linker
+ * gathers the core kernel's into one section (x86), its bounds answer
+ * without a lookup; elsewhere (ppc32 keeps them in .text) they are weak
+ * and equal.
+ */
+extern char __static_call_text_start[] __weak, __static_call_text_end[] __weak;
+
+static bool is_trampoline(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN];
+
+	return !lookup_symbol_name(addr, name) &&
+	       !strncmp(name, STATIC_CALL_TRAMP_PREFIX_STR,
+			STATIC_CALL_TRAMP_PREFIX_LEN);
+}
+
+/*
+ * Callers ask about one instruction or one optimized region, which never
+ * reaches past its function: a trampoline they overlap holds their first
+ * or their last byte.
+ */
+static bool trampolines_overlap(unsigned long start, unsigned long end,
+				bool core)
+{
+	unsigned long s = (unsigned long)__static_call_text_start;
+	unsigned long e = (unsigned long)__static_call_text_end;
+
+	if (core && s != e)
+		return start < e && end > s;
+	return is_trampoline(start) || is_trampoline(end - 1);
+}
+#else
+static bool trampolines_overlap(unsigned long start, unsigned long end,
+				bool core)
+{
+	return false;
+}
+#endif
+
 /* The kernel's own answer, walking every table; the fallback. */
 static bool kernel_says_reserved(void *start, void *last)
 {
@@ -269,7 +320,7 @@ static bool kernel_says_reserved(void *start, void *last)
  * Context: kprobe_mutex held; module text is held by a reference (the
  * caller's, as registration takes one).
  * Return: true when any of the @len bytes is a jump label's or an inline
- * static call's site.
+ * static call's site, or a static call's trampoline.
  */
 bool kprobe_text_reserved(kprobe_opcode_t *addr, unsigned int len)
 {
@@ -278,6 +329,8 @@ bool kprobe_text_reserved(kprobe_opcode_t *addr, unsigned int len)
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (core_kernel_text(start)) {
+		if (trampolines_overlap(start, end, true))
+			return true;
 		if (!have_core_ranges())
 			return kernel_says_reserved(addr, (void *)end - 1);
 		return core_range_overlaps(start, end);
@@ -287,7 +340,8 @@ bool kprobe_text_reserved(kprobe_opcode_t *addr, unsigned int len)
 		struct module *mod = text_module(start);
 
 		if (mod)
-			ret = module_sites_overlap(mod, start, end);
+			ret = module_sites_overlap(mod, start, end) ||
+			      trampolines_overlap(start, end, false);
 	}
 #endif
 	return ret;

@@ -17,7 +17,9 @@ same, except:
     upstream refuses, or another errno, unless the table argues the
     instruction there as ``kpconf accept <class>``: its mnemonic ("hlt"),
     or "call*mem" / "jmp*mem" for an indirect call or jump through
-    memory (objdump of upstream's vmlinux says which).
+    memory (objdump of upstream's vmlinux says which), or
+    "static_call_tramp" for any byte of a static call's trampoline
+    (__SCT__*).
 
     conformance.py <name> <kernel doc> <ours.log> <our build folder>
                    <upstream.log> <upstream's build folder>
@@ -60,8 +62,11 @@ def names(system_map):
 def insn_class(obj, system_map, place):
     """The class of the instruction at @place ("function+offset") in
     @obj's vmlinux (behind an endbr64, as a probe goes): its mnemonic, or
-    call*mem / jmp*mem."""
+    call*mem / jmp*mem; static_call_tramp in a static call's
+    trampoline."""
     fn, off = place.rsplit('+', 1)
+    if fn.startswith('__SCT__'):
+        return 'static_call_tramp'	# every byte of a static call's trampoline
     addr = None
     with open(system_map) as f:
         for line in f:
