@@ -16,6 +16,8 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ptrace.h>
+#include <linux/unaligned.h>
+#include <asm/nospec-branch.h>
 #include <asm/text-patching.h>
 
 #include "kprobes_kunit.h"
@@ -185,6 +187,42 @@ static void rule_breakers_still_fire(struct kunit *test)
  * does: the copy returns to the caller straight from the detour.  The
  * torture's ktt_ret puts such regions under the other CPU's calls.
  */
+/*
+ * The detour's copy of kpo_ret_last's region (mov %rdi,%rax; nop; ret)
+ * ends as the kernel's own returns do: a ret and an int3, or a jmp to the
+ * return thunk where the CPU wants one at the copy's address.
+ */
+static void expect_ret_copied_as_kernel_does(struct kunit *test, u8 *addr)
+{
+	static const u8 head[] = { 0x48, 0x89, 0xf8, 0x90 };
+	u8 *detour, *r = NULL;
+	unsigned int i;
+
+	/* Expectations only: the probe lives on the caller's stack. */
+	KUNIT_EXPECT_EQ(test, addr[0], (u8)JMP32_INSN_OPCODE);
+	if (addr[0] != JMP32_INSN_OPCODE)
+		return;
+	detour = addr + JMP32_INSN_SIZE + get_unaligned((s32 *)(addr + 1));
+	for (i = 0; i + sizeof(head) + JMP32_INSN_SIZE <= KPROBE_SLOT_SIZE -
+		    KPROBE_DETOUR_OFFSET && !r; i++)
+		if (!memcmp(detour + i, head, sizeof(head)))
+			r = detour + i + sizeof(head);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, r, "the region's copy is in the detour");
+	if (!r)
+		return;
+	if (cpu_wants_rethunk_at(r)) {
+		KUNIT_EXPECT_EQ(test, r[0], (u8)JMP32_INSN_OPCODE);
+		KUNIT_EXPECT_PTR_EQ(test, (void *)(r + JMP32_INSN_SIZE +
+				    get_unaligned((s32 *)(r + 1))),
+				    (void *)x86_return_thunk);
+	} else {
+		KUNIT_EXPECT_EQ(test, r[0], (u8)RET_INSN_OPCODE);
+		KUNIT_EXPECT_EQ(test, r[1], (u8)INT3_INSN_OPCODE);
+	}
+	kunit_info(test, "the copied ret: %s",
+		   cpu_wants_rethunk_at(r) ? "the return thunk" : "ret; int3");
+}
+
 static void ret_in_region_is_optimized(struct kunit *test)
 {
 	struct kprobe kp = { .addr = (void *)kpo_ret_last, .pre_handler = opt_pre };
@@ -192,6 +230,7 @@ static void ret_in_region_is_optimized(struct kunit *test)
 	memset(&seen, 0, sizeof(seen));
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_TRUE(test, settled_optimized(test, &kp));
+	expect_ret_copied_as_kernel_does(test, (u8 *)kp.addr);
 	KUNIT_EXPECT_EQ(test, kpo_ret_last(9), 9L);
 	KUNIT_EXPECT_EQ(test, kpo_ret_last(-3), -3L);
 	KUNIT_EXPECT_EQ(test, seen.pre, 2);

@@ -25,9 +25,10 @@
  *   - every instruction of the region can run elsewhere: no call, loop,
  *     indirect or far transfer; relative jumps are re-encoded with a
  *     32-bit displacement to the same target, RIP-relative operands are
- *     re-aimed; a near ret runs as it is (it leaves the copy for the
- *     caller, as it would have left the function: upstream's optimizer
- *     copies it too);
+ *     re-aimed; a near ret leaves the copy for the caller, as it would
+ *     have left the function (upstream's optimizer copies it too),
+ *     written as the kernel writes its own: through the return thunk
+ *     where the CPU wants one, else followed by an int3;
  *   - nobody else patches those bytes (jump labels, static calls,
  *     alternatives, ftrace) and no other probe sits inside.
  * The detour's copy of the region is also what the int3 path boosts to
@@ -101,6 +102,32 @@ static int copy_reaimed(struct insn *insn, const u8 *src, unsigned long from,
 }
 
 /*
+ * Put a region's near ret at @dst (running at @at) as the kernel writes its
+ * own (apply_returns()): a jmp to the return thunk where the CPU wants one
+ * at that address (with ITS, a ret in the lower half of a cacheline), else
+ * the ret followed by an int3, which ends straight-line speculation past
+ * it.  A ret with an immediate has no thunk form: refused where thunks are
+ * wanted at all.  Return: bytes written, or -errno.
+ */
+static int put_ret(struct insn *insn, const u8 *src, u8 *dst, unsigned long at)
+{
+	unsigned long thunk = (unsigned long)x86_return_thunk;
+
+	if (cpu_wants_rethunk() &&
+	    (insn->opcode.bytes[0] != RET_INSN_OPCODE || insn->prefixes.nbytes))
+		return -EINVAL;
+	if (cpu_wants_rethunk_at((void *)at)) {
+		if (!rel32_reaches(at + JMP32_INSN_SIZE, thunk))
+			return -ERANGE;
+		put_jmp(dst, at, thunk);
+		return JMP32_INSN_SIZE;
+	}
+	memcpy(dst, src, insn->length);
+	dst[insn->length] = INT3_INSN_OPCODE;
+	return insn->length + INT3_INSN_SIZE;
+}
+
+/*
  * Put the copy of one region instruction at @dst (running at @at): copied
  * as it is, or re-encoded when it is a relative jump.  *@target gets the
  * jump's target (0 when none).  Return: bytes written, or -errno when the
@@ -143,6 +170,8 @@ static int relocate_one(struct insn *insn, const u8 *src, unsigned long from,
 			return -ERANGE;
 		put_rel32(dst + 2, at + 6, *target);
 		return 6;
+	case 0xc2: case 0xc3:			/* ret */
+		return put_ret(insn, src, dst, at);
 	}
 	return copy_reaimed(insn, src, from, dst, at);
 }
