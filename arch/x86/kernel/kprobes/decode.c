@@ -230,6 +230,13 @@ bool kprobe_insn_refused(struct insn *insn)
 	}
 	switch (op) {
 	case 0x8e:		/* mov to a segment register */
+		/*
+		 * %ds, %es, %fs and %gs run from a copy as in place (upstream
+		 * steps them too).  A load of %ss holds off interrupts and the
+		 * step's debug trap for one instruction; %cs is #UD.
+		 */
+		return X86_MODRM_REG(insn->modrm.bytes[0]) == 2 ||
+		       X86_MODRM_REG(insn->modrm.bytes[0]) == 1;
 	case 0x9a:		/* far call */
 	case 0xca: case 0xcb:	/* far ret */
 	case 0xcf:		/* iret */

@@ -241,7 +241,9 @@ static void refused_instructions(struct kunit *test)
 		{ "ud2", { 0x0f, 0x0b }, true },
 		{ "syscall", { 0x0f, 0x05 }, true },
 		{ "sysret", { 0x0f, 0x07 }, true },
-		{ "mov %eax,%ds", { 0x8e, 0xd8 }, true },
+		{ "mov %eax,%ss", { 0x8e, 0xd0 }, true },
+		{ "mov %eax,%ds", { 0x8e, 0xd8 }, false },	/* as upstream */
+		{ "mov %edx,%es", { 0x8e, 0xc2 }, false },
 		{ "nop", { 0x90 }, false },
 		{ "pushf", { 0x9c }, false },
 		{ "cli", { 0xfa }, false },	/* emulated, as upstream */
