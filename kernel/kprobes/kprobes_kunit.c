@@ -858,20 +858,27 @@ static noinline long kpr_keyed(void)
 	return 1;
 }
 
+/* A probe at @addr, or at @name, is refused with -EINVAL, leaving none. */
+static void expect_einval(struct kunit *test, void *addr, const char *name)
+{
+	struct kprobe kp = { .addr = addr, .symbol_name = name,
+			     .pre_handler = count_kpre };
+	int ret = register_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "at %s%pS", name ?: "", addr);
+	if (addr)
+		KUNIT_EXPECT_NULL(test, get_kprobe(addr));
+	if (!ret)
+		unregister_kprobe(&kp);	/* it lives on this stack */
+}
+
 static void jump_label_site_refused(struct kunit *test)
 {
 	struct jump_entry *e = (struct jump_entry *)
 		(kpr_key.key.type & ~JUMP_TYPE_MASK);
-	struct kprobe kp = { .pre_handler = count_kpre };
-	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, e);
-	kp.addr = (kprobe_opcode_t *)jump_entry_code(e);
-	ret = register_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
-	KUNIT_EXPECT_NULL(test, get_kprobe((void *)jump_entry_code(e)));
-	if (!ret)
-		unregister_kprobe(&kp);	/* it lives on this stack */
+	expect_einval(test, (void *)jump_entry_code(e), NULL);
 	KUNIT_EXPECT_EQ(test, kpr_keyed(), 1L);
 }
 
@@ -898,27 +905,12 @@ static noinline long kpr_cube(long x)
 static void static_call_trampoline_refused(struct kunit *test)
 {
 	u8 *tramp = (u8 *)STATIC_CALL_TRAMP_ADDR(kpr_sc);
-	struct kprobe kp = { .pre_handler = count_kpre };
 	unsigned int off;
-	int ret;
 
-	for (off = 0; off < 8; off++) {
-		memset(&kp, 0, sizeof(kp));
-		kp.pre_handler = count_kpre;
-		kp.addr = (kprobe_opcode_t *)(tramp + off);
-		ret = register_kprobe(&kp);
-		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "trampoline+%u", off);
-		if (!ret)
-			unregister_kprobe(&kp);	/* it lives on this stack */
-	}
+	for (off = 0; off < 8; off++)
+		expect_einval(test, tramp + off, NULL);
 	/* By name, as kprobe events and perf probe would. */
-	memset(&kp, 0, sizeof(kp));
-	kp.pre_handler = count_kpre;
-	kp.symbol_name = STATIC_CALL_TRAMP_STR(kpr_sc);
-	ret = register_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
-	if (!ret)
-		unregister_kprobe(&kp);
+	expect_einval(test, NULL, STATIC_CALL_TRAMP_STR(kpr_sc));
 
 	static_call_update(kpr_sc, kpr_cube);
 	KUNIT_EXPECT_EQ(test, static_call(kpr_sc)(3), 27L);
@@ -956,16 +948,10 @@ static unsigned long kpr_sc_site(void)
 
 static void static_call_site_refused(struct kunit *test)
 {
-	struct kprobe kp = { .pre_handler = count_kpre };
 	unsigned long site = kpr_sc_site();
-	int ret;
 
 	KUNIT_ASSERT_NE(test, site, 0UL);
-	kp.addr = (kprobe_opcode_t *)site;
-	ret = register_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
-	if (!ret)
-		unregister_kprobe(&kp);	/* it lives on this stack */
+	expect_einval(test, (void *)site, NULL);
 	KUNIT_EXPECT_EQ(test, kpr_via_static_call(3), 9L);
 	KUNIT_EXPECT_EQ(test, seen.kpre, 0);
 }
