@@ -19,6 +19,7 @@
 duration=${KPROBES_TORTURE_DURATION:-10}
 seed=${KPROBES_TORTURE_SEED:-0}
 CPU1=/sys/devices/system/cpu/cpu1/online
+FLIP_GEN=/sys/module/kprobes_torture/parameters/flip_gen
 
 ktap_print_header
 ktap_set_plan 17
@@ -41,12 +42,18 @@ rm -f $stop
 loader=$!
 (
 	flips=0
+	# The first flip waits for the module's parameter (see above).
+	while [ ! -e $FLIP_GEN ] && [ ! -e $stop ]; do sleep 0.05; done
 	while [ ! -e $stop ]; do
 		# Off one step in four (optimization) and in three (all
 		# probes): on long enough between for the optimizer to finish.
+		# flip_gen is odd while the knobs change (the module's checks
+		# of armed text hold off then).
+		echo $((2 * flips + 1)) > $FLIP_GEN
 		[ -e /proc/sys/debug/kprobes-optimization ] &&
 			echo $(( flips % 4 != 3 )) > /proc/sys/debug/kprobes-optimization
 		echo $(( flips % 3 != 2 )) > $DEBUGFS/enabled
+		echo $((2 * flips + 2)) > $FLIP_GEN
 		flips=$((flips + 1))
 		sleep 0.$((flips % 3 + 1))
 	done
@@ -64,9 +71,8 @@ rmmod kprobes_target 2>/dev/null
 
 dmesg | grep 'kprobes_torture:' > /tmp/torture.log
 cat /tmp/torture.log | sed 's/^/# /'
-# Busybox's insmod loads a module whose init failed once more, through
-# init_module(): a failed run is followed by another.  Only the first
-# counts.
+# The module's init returns 0 after a FAILURE too (busybox's insmod would
+# load it a second time); the verdict is its log line.
 # The value of one counter of the summary: stat <name>
 stat() {
 	sed -n "s/.* $1=\([0-9-]*\).*/\1/p" /tmp/torture.log | head -n1
