@@ -419,15 +419,17 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	ret = decode_at_boundary(site, &f, &insn, buf);
 	if (ret)
 		goto out;
+	/*
+	 * BUG() and WARN() are ud2 on x86, which classify() refuses: the
+	 * bug table, a long walk, is asked only about a ud2, and such a
+	 * place is refused with -EINVAL, as upstream refuses it.
+	 */
 	ret = classify(&insn, ai);
 	if (ret == -EILSEQ && is_bug_ud2(&insn, site->addr))
 		ret = -EINVAL;
 	if (ret)
 		goto out;
-	/*
-	 * BUG() and WARN() are ud2 on x86, which classify() refuses: the
-	 * bug table, a long walk, is asked only about a ud2.
-	 */
+	/* Another text writer's instruction (see kprobe_text_owned_elsewhere()). */
 	ret = -EINVAL;
 	if (kprobe_text_owned_elsewhere(site->addr, insn.length))
 		goto out;
