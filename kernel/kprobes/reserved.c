@@ -88,7 +88,7 @@ static unsigned int nr_core_sites(void)
  */
 static bool build_core_ranges(void)
 {
-	bool init_text_alive = system_state < SYSTEM_FREEING_INITMEM;
+	bool init_text_alive __maybe_unused = system_state < SYSTEM_FREEING_INITMEM;
 	unsigned int n = nr_core_sites(), i = 0;
 	struct reserved_range *r;
 
@@ -187,10 +187,11 @@ static bool core_range_overlaps(unsigned long start, unsigned long end)
 static bool module_sites_overlap(struct module *mod, unsigned long start,
 				 unsigned long end)
 {
-	bool init = mod->state == MODULE_STATE_COMING;
+	/* Without jump labels or inline static calls, nothing is read. */
+	bool init __maybe_unused = mod->state == MODULE_STATE_COMING;
 	bool ret = false;
-	unsigned long a;
-	unsigned int i;
+	unsigned long a __maybe_unused;
+	unsigned int i __maybe_unused;
 
 #ifdef CONFIG_JUMP_LABEL
 	jump_label_lock();
@@ -218,7 +219,7 @@ static unsigned int module_jump_targets(struct module *mod, unsigned long start,
 					unsigned long end, unsigned long *out,
 					unsigned int max)
 {
-	unsigned int i, n = 0;
+	unsigned int i __maybe_unused, n = 0;
 
 #ifdef CONFIG_JUMP_LABEL
 	for (i = 0; i < mod->num_jump_entries && n < max; i++) {
