@@ -42,6 +42,17 @@ int kprobe_ftrace_place(kprobe_opcode_t *addr)
 
 	if (!loc)
 		return 0;
+#ifdef CONFIG_DYNAMIC_FTRACE
+	/*
+	 * ftrace_location() maps a function's first byte to the function's
+	 * ftrace location wherever that is (after x86's endbr, after
+	 * arm64's first nop, after powerpc's mflr): the first byte is then
+	 * an instruction of its own, as upstream takes it.  Only the bytes
+	 * of ftrace's own instruction are ftrace's.
+	 */
+	if (a < loc || a - loc >= MCOUNT_INSN_SIZE)
+		return 0;
+#endif
 	if (loc != a)
 		return -EILSEQ;
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
