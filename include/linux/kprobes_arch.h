@@ -263,6 +263,8 @@ extern bool kprobe_ftrace_disabled;
 /* The handler of ftrace.c's plain ops; its IPMODIFY ops is a mere claim. */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+/* A classic arch's preparation of the aggregate of such a site (classic.c). */
+int arch_prepare_kprobe_ftrace(struct kprobe *p);
 #endif
 /*
  * Jprobes: jprobe_setjmp() is every jprobe's pre_handler (the core knows
@@ -327,6 +329,8 @@ bool kprobe_is_site_aggr(struct kprobe *p);
 /* What mips, sh, parisc and arc call from their trampoline's probe. */
 unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 					     void *frame_pointer);
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr);
 #else
 static inline bool kprobe_is_site_aggr(struct kprobe *p)
 {

@@ -15,12 +15,13 @@
  * So everything above the arch (several probes per address, batches,
  * enabling, the list, modules, the blacklist) is the core's, as on x86.
  *
- * Return probes work as upstream's did on such an architecture (below).
- * What it does not get: jump optimization and probes
- * through ftrace (part of the site interface), jprobes (entering a handler
- * with the probed function's arguments is arch work the classic interface
- * never had), and fault_handlers (the
- * arch's fault hook handles a fault in the copy itself, and calls none).
+ * Return probes work as upstream's did on such an architecture (below),
+ * and so do probes at ftrace locations where the arch has its own
+ * kprobe_ftrace_handler() (HAVE_KPROBES_ON_FTRACE).  What it does not
+ * get: jump optimization (part of the site interface), jprobes (entering
+ * a handler with the probed function's arguments is arch work the classic
+ * interface never had), and fault_handlers (the arch's fault hook handles
+ * a fault in the copy itself, and calls none).
  */
 #include <linux/cpu.h>
 #include <linux/execmem.h>
@@ -82,6 +83,17 @@ static bool text_owned_elsewhere(kprobe_opcode_t *addr)
 	return kprobe_text_reserved(addr, sizeof(kprobe_opcode_t));
 }
 
+/* The aggregate stands for the site's probes in the arch's handlers. */
+static void init_site_aggr(struct kprobe_site *site)
+{
+	struct kprobe *aggr = &site->aggr;
+
+	INIT_LIST_HEAD(&aggr->list);
+	aggr->addr = site->addr;
+	aggr->pre_handler = site_pre_handler;
+	aggr->post_handler = site_post_handler;
+}
+
 /* kprobe_mutex held (site_create()). */
 int arch_prepare_kprobe_site(struct kprobe_site *site)
 {
@@ -92,10 +104,7 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	if (text_owned_elsewhere(site->addr))
 		return -EINVAL;
 
-	INIT_LIST_HEAD(&aggr->list);
-	aggr->addr = site->addr;
-	aggr->pre_handler = site_pre_handler;
-	aggr->post_handler = site_post_handler;
+	init_site_aggr(site);
 	/*
 	 * Some arches write the copy through text patching that wants
 	 * text_mutex (riscv's patch_text_nosync() asserts it); the order is
@@ -171,11 +180,35 @@ void arch_kprobe_drop_jump(struct kprobe_site *site)
 {
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * A site at an ftrace location (kprobe_mutex held, site_alloc()): no copy
+ * and no breakpoint.  ftrace.c's ops calls the arch's
+ * kprobe_ftrace_handler(), which finds the aggregate with get_kprobe(),
+ * runs its pre_handler, moves the ip past the call as if it were a nop,
+ * and runs its post_handler, as it did for upstream's probes there.
+ * Armed and disarmed through ftrace's filter (ftrace.c), never by the arch.
+ */
+int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site)
+{
+	struct kprobe *aggr = &site->aggr;
+	int ret;
+
+	init_site_aggr(site);
+	aggr->flags |= KPROBE_FLAG_FTRACE;
+	ret = arch_prepare_kprobe_ftrace(aggr);
+	if (ret)
+		return ret;
+	site->opcode = aggr->opcode;
+	return 0;
+}
+#else
 /* Never called: without KPROBES_ON_FTRACE ftrace's locations are refused. */
 int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site)
 {
 	return -EOPNOTSUPP;
 }
+#endif
 
 /* Jprobes are refused at registration (jprobe.c); these are never reached. */
 int jprobe_setjmp(struct kprobe *p, struct pt_regs *regs)
@@ -235,10 +268,25 @@ void free_insn_slot(kprobe_opcode_t *slot, int dirty)
 unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 					     void *frame_pointer)
 {
-	return kretprobe_trampoline_handler(regs, frame_pointer);
+	unsigned long ret = kretprobe_trampoline_handler(regs, frame_pointer);
+
+	arch_kretprobe_fixup_return(regs, (kprobe_opcode_t *)ret);
+	return ret;
 }
 
 NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
+
+/*
+ * After the return handlers, the arch may put the real return address
+ * where its own code expects it besides the ip (parisc: its return
+ * pointer register).
+ */
+void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
+					kprobe_opcode_t *correct_ret_addr)
+{
+}
+
+NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
 #endif
 
 int __weak arch_trampoline_kprobe(struct kprobe *p)
