@@ -3,16 +3,35 @@
 #
 # Compile the Kprobes core and each architecture's own Kprobes code for
 # every architecture that selects HAVE_KPROBES and has a cross compiler in
-# Debian: tinyconfig plus KPROBES (KRETPROBES follows where the arch has
-# it), then kernel/kprobes/ and the arch's Kprobes objects only, which is
-# what our series can break.  Prints one line per architecture and exits
-# non-zero if any failed.
+# Debian: tinyconfig plus KPROBES and the function tracer (KRETPROBES,
+# OPTPROBES and KPROBES_ON_FTRACE follow where the arch has them), then
+# kernel/kprobes/ and the arch's Kprobes objects only, which is what our
+# series can break.
+#
+# First the same configuration of pristine 6.12 ($BUILD/src-upstream,
+# kernels.sh): every Kprobes option (KPROBES, KRETPROBES, OPTPROBES,
+# KPROBES_ON_FTRACE, KRETPROBE_ON_RETHOOK, their HAVE_*) that upstream
+# turns on must be on with ours, or the architecture fails, unless the
+# gap is in known_gaps below, which prints it as a GAP on every run.
+# Prints one line per architecture and exits non-zero if any failed.
 #   cross-check.sh [name ...]   (default: all of the table's)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${BUILD:-$top/build}
 src=${SRC:-$BUILD/src}
+. "$top/tools/testing/kprobes/kernels.sh"
+up=${UPSTREAM_SRC:-$(pristine_tree)}
+
+# What our series does not carry yet (issue 38): jump optimization of the
+# classic architectures.  Each entry is printed as a GAP, not passed over
+# in silence; remove it with the work that closes it.
+known_gaps="
+arm       OPTPROBES
+ppc64le   OPTPROBES
+ppc64     OPTPROBES
+ppc32     OPTPROBES
+"
 
 # name  ARCH  CROSS_COMPILE  Debian package  extra options.  Not here:
 # 64-bit parisc, whose own ptrace.c and unaligned.c do not assemble with
@@ -57,6 +76,27 @@ arch_kprobes_objects() {
 			}'
 	done | sort -u | tr '\n' ' '
 }
+# The Kprobes options of a .config that are on, one per line.
+kprobes_options() {
+	grep -E '^CONFIG_(HAVE_)?[A-Z0-9_]*(KPROBE|KRETPROBE|OPTPROBE|RETHOOK)[A-Z0-9_]*=y' "$1" |
+		sed 's/^CONFIG_//; s/=y$//' | sort
+}
+
+# parity <name> <ours> <upstream's .config>: 0 when ours has every
+# Kprobes option upstream has, but for known gaps; prints what differs.
+parity() {
+	local a=$1 opt st=0
+	for opt in $(comm -13 <(kprobes_options "$2") <(kprobes_options "$3")); do
+		if awk -v a="$a" -v o="$opt" '$1 == a && $2 == o {f = 1} END {exit !f}' <<<"$known_gaps"; then
+			echo "cross-check: $a: GAP $opt is on upstream, off with ours (known_gaps)"
+		else
+			echo "cross-check: $a: FAIL $opt is on upstream, off with ours"
+			st=1
+		fi
+	done
+	return $st
+}
+
 # The missing compilers in one apt-get call (one package at a time below
 # only if that fails).
 missing=
@@ -81,7 +121,8 @@ check_arch() {
 	: > "$log"
 	frag=$obj/kprobes.config
 	printf '%s\n' CONFIG_MODULES=y CONFIG_KPROBES=y CONFIG_KALLSYMS=y CONFIG_SMP=y \
-		CONFIG_JUMP_LABEL=y CONFIG_DEBUG_FS=y > "$frag"
+		CONFIG_JUMP_LABEL=y CONFIG_DEBUG_FS=y CONFIG_FTRACE=y \
+		CONFIG_FUNCTION_TRACER=y CONFIG_DYNAMIC_FTRACE=y > "$frag"
 	[ "$extra" = - ] || printf '%s\n' $extra >> "$frag"
 	k tinyconfig && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" >> "$log" 2>&1 &&
 		k olddefconfig
@@ -89,14 +130,30 @@ check_arch() {
 		echo "cross-check: $a: FAIL (KPROBES could not be turned on)"
 		return 1
 	fi
+	# The same configuration of pristine 6.12, in a folder of its own.
+	local uobj=$BUILD/cross-$a-upstream
+	mkdir -p "$uobj"
+	ku() { make -s -C "$up" O="$uobj" ARCH="$karch" CROSS_COMPILE="$cross" "$@" >> "$log" 2>&1; }
+	if ! { ku tinyconfig && "$up/scripts/kconfig/merge_config.sh" -m -O "$uobj" "$uobj/.config" "$frag" >> "$log" 2>&1 &&
+	       ku olddefconfig; }; then
+		echo "cross-check: $a: FAIL (upstream's configuration, see $log)"
+		return 1
+	fi
+	parity "$a" "$obj/.config" "$uobj/.config" || return 1
 	# The arch's Kprobes code: each object (or folder) that one of its
 	# Makefiles adds for a Kprobes option this config has (KPROBES,
 	# OPTPROBES, KPROBES_ON_FTRACE, RETHOOK, ...), not the whole folder
 	# around it: most of arch/*/kernel/ is not ours to break, and building
 	# it took a third of each architecture's time.
 	targets="kernel/kprobes/ $(arch_kprobes_objects "$karch" "$obj/.config")"
+	# Where the arch's probes at ftrace locations are handled in its
+	# ftrace code (s390, parisc, loongarch), that object too.
+	if grep -q '^CONFIG_KPROBES_ON_FTRACE=y' "$obj/.config"; then
+		targets="$targets $(cd "$src" && grep -rl '^void kprobe_ftrace_handler' --include='*.c' "arch/$karch" |
+			sed 's/\.c$/.o/' | tr '\n' ' ')"
+	fi
 	if k -j"$(nproc)" prepare && k -j"$(nproc)" -k $targets; then
-		echo "cross-check: $a: ok ($(grep -c '=y' "$obj/.config" | tr -d ' ') options; KRETPROBES=$(grep -q '^CONFIG_KRETPROBES=y' "$obj/.config" && echo y || echo n); built: $targets)"
+		echo "cross-check: $a: ok ($(grep -c '=y' "$obj/.config" | tr -d ' ') options; Kprobes options: $(kprobes_options "$obj/.config" | grep -v '^HAVE_' | tr '\n' ' '); built: $targets)"
 	else
 		echo "cross-check: $a: FAIL (see $log)"
 		grep -m5 -E 'error' "$log" | sed 's/^/    /'
