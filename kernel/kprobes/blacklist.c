@@ -29,22 +29,31 @@ struct text_range {
 static struct text_range *nokprobe_ranges;
 static unsigned int nr_nokprobe_ranges;
 
+/*
+ * The sections no probe may go in.  Entry and irqentry text are the site
+ * interface's (x86 has both); a classic architecture refuses its own in
+ * arch_populate_kprobe_blacklist(), as upstream's do, and most have no
+ * such section to name.
+ */
+static const struct {
+	const char *start, *end;
+} refused_sections[] = {
+	{ __kprobes_text_start, __kprobes_text_end },
+	{ __noinstr_text_start, __noinstr_text_end },
+#ifndef CONFIG_KPROBES_CLASSIC_ARCH
+	{ __entry_text_start, __entry_text_end },
+	{ __irqentry_text_start, __irqentry_text_end },
+#endif
+};
+
 /* The fixed sections, checked before the sorted table. */
 static bool within_fixed_sections(unsigned long addr)
 {
-	static const struct {
-		const char *start, *end;
-	} sections[] = {
-		{ __kprobes_text_start, __kprobes_text_end },
-		{ __noinstr_text_start, __noinstr_text_end },
-		{ __entry_text_start, __entry_text_end },
-		{ __irqentry_text_start, __irqentry_text_end },
-	};
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(sections); i++)
-		if (addr >= (unsigned long)sections[i].start &&
-		    addr < (unsigned long)sections[i].end)
+	for (i = 0; i < ARRAY_SIZE(refused_sections); i++)
+		if (addr >= (unsigned long)refused_sections[i].start &&
+		    addr < (unsigned long)refused_sections[i].end)
 			return true;
 	return false;
 }
@@ -291,22 +300,14 @@ void kprobe_blacklist_show_area(struct seq_file *m, bool show_addr,
  */
 void kprobe_blacklist_show(struct seq_file *m, bool show_addr)
 {
-	static const struct {
-		const char *start, *end;
-	} sections[] = {
-		{ __kprobes_text_start, __kprobes_text_end },
-		{ __noinstr_text_start, __noinstr_text_end },
-		{ __entry_text_start, __entry_text_end },
-		{ __irqentry_text_start, __irqentry_text_end },
-	};
 	unsigned int i;
 
 	for (i = 0; i < nr_nokprobe_ranges; i++)
 		show_function(m, show_addr, nokprobe_ranges[i].start);
-	for (i = 0; i < ARRAY_SIZE(sections); i++)
+	for (i = 0; i < ARRAY_SIZE(refused_sections); i++)
 		kprobe_blacklist_show_area(m, show_addr,
-					   (unsigned long)sections[i].start,
-					   (unsigned long)sections[i].end);
+					   (unsigned long)refused_sections[i].start,
+					   (unsigned long)refused_sections[i].end);
 #ifdef CONFIG_KPROBES_CLASSIC_ARCH
 	for (i = 0; i < nr_arch_ranges; i++)
 		kprobe_blacklist_show_area(m, show_addr, arch_ranges[i].start,
