@@ -7,14 +7,16 @@
 #   i386: the selftests of tools/testing/selftests/kprobes/ that apply
 #         there (the others need x86-64 assembly or the tracing kernel),
 #         run by the test initramfs' own /init;
-#   arm64: arch-init's checks of the samples, the control files and the
-#         knobs (the selftests assume the site interface);
+#   arm64, ppc64le: arch-init's checks of the samples, the control
+#         files and the knobs (the selftests assume the site interface);
+#         ppc64le has the function tracer, so its probes at a function's
+#         entry go through ftrace;
 #   x86_64-fp: x86-64 with the frame pointer unwinder instead of ORC (the
 #         test kernel's configuration otherwise): every KUnit suite of
 #         the test kernel, whose stack traces taken in return handlers
 #         must find the probed function's caller, and two selftests.
 # The console is kept in $BUILD/obj-<arch>/boot.log.
-#   arch-boot.sh arm64|i386|x86_64-fp
+#   arch-boot.sh arm64|ppc64le|i386|x86_64-fp
 #   ARCH_BOOT=0   build the kernel, its modules and the initramfs only
 #                 (.ci/run builds them while another kernel boots)
 set -euo pipefail
@@ -34,6 +36,15 @@ arm64)
 	selftests= modules=
 	pkgs="gcc-aarch64-linux-gnu qemu-system-arm"
 	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -append "console=ttyAMA0 panic=-1")
+	;;
+ppc64le)
+	# Classic interface, with the function tracer: probes at ftrace
+	# locations go through powerpc's own kprobe_ftrace_handler().
+	karch=powerpc cross=powerpc64le-linux-gnu- image=vmlinux debarch=ppc64el
+	suites="kprobes_test kprobes_return_jump"
+	selftests= modules=
+	pkgs="gcc-powerpc64le-linux-gnu qemu-system-ppc"
+	qemu=(qemu-system-ppc64 -M pseries -cpu power9 -append "console=hvc0 panic=-1")
 	;;
 i386)
 	# The site interface, as x86-64: jprobes work.
@@ -66,7 +77,12 @@ for p in $pkgs; do
 done
 if [ -n "$missing" ]; then
 	echo "arch-boot: installing$missing"
-	apt-get install -y -qq --no-install-recommends $missing > /dev/null
+	# QEMU from bookworm-backports, as setup.sh installs it (its parts
+	# share one qemu-system-common).
+	backports=
+	grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/ &&
+		backports="-t bookworm-backports"
+	apt-get install -y -qq --no-install-recommends $backports $missing > /dev/null
 fi
 # A static busybox of the architecture, from Debian's archive (once); the
 # host's own for its own architecture.
