@@ -152,9 +152,23 @@ static inline bool kprobe_ftrace(struct kprobe *p)
  * points the return address at a trampoline.  When the function returns
  * there, ->handler runs and the CPU goes on to the real return address.
  */
+/*
+ * The classic architectures with rethook (powerpc, s390, riscv,
+ * loongarch) have no kretprobe trampoline of their own in 6.12, only
+ * rethook's: their return probes go through rethook, as upstream's do.
+ */
+#if defined(CONFIG_KPROBES_CLASSIC_ARCH) && defined(CONFIG_KRETPROBE_ON_RETHOOK)
+#define KRETPROBE_VIA_RETHOOK
+#endif
+
 struct kretprobe_holder {
 	struct kretprobe	*rp;	/* NULL once unregistered (RCU) */
+#ifdef KRETPROBE_VIA_RETHOOK
+	struct rethook		*rh;	/* its pool of instances */
+	struct rcu_head		rcu;	/* freed after rethook's last handler */
+#else
 	struct objpool_head	pool;	/* the instances */
+#endif
 };
 
 struct kretprobe {
@@ -171,13 +185,20 @@ struct kretprobe {
 
 /* One call in flight of a function with a return probe. */
 struct kretprobe_instance {
+#ifdef KRETPROBE_VIA_RETHOOK
+	/* First: rethook's pool hands out the node (task->rethooks). */
+	struct rethook_node node;
+#else
 	struct llist_node llist;	/* in task->kretprobe_instances */
 	struct rcu_head rcu;		/* dropping it once its probe is gone */
+#endif
 	struct kretprobe_holder *rph;
 	struct kretprobe *rp;		/* valid while the handlers run */
 	struct task_struct *task;	/* the task that made the call */
+#ifndef KRETPROBE_VIA_RETHOOK
 	kprobe_opcode_t *ret_addr;	/* the real return address */
 	void *fp;			/* where it is kept on the stack */
+#endif
 	char data[];			/* rp->data_size bytes for the handlers */
 };
 
@@ -365,7 +386,11 @@ static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance
 
 static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
 {
+#ifdef KRETPROBE_VIA_RETHOOK
+	return ri->node.ret_addr;
+#else
 	return (unsigned long)ri->ret_addr;
+#endif
 }
 
 #ifdef CONFIG_KRETPROBES
@@ -387,8 +412,12 @@ void __kretprobe_trampoline(void);
  */
 static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
 {
+#ifdef KRETPROBE_VIA_RETHOOK
+	return is_rethook_trampoline(addr);
+#else
 	return addr == (unsigned long)
 		dereference_kernel_function_descriptor(__kretprobe_trampoline);
+#endif
 }
 #else
 static inline bool is_kretprobe_trampoline(unsigned long addr)

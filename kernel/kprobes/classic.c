@@ -15,8 +15,9 @@
  * So everything above the arch (several probes per address, batches,
  * enabling, the list, modules, the blacklist) is the core's, as on x86.
  *
- * Return probes work as upstream's did on such an architecture (below),
- * and so do probes at ftrace locations where the arch has its own
+ * Return probes work as upstream's did on such an architecture: through
+ * its own trampoline (below), or through rethook where the arch has only
+ * rethook's (kretprobe_rethook.c); and so do probes at ftrace locations where the arch has its own
  * kprobe_ftrace_handler() (HAVE_KPROBES_ON_FTRACE).  What it does not
  * get: jump optimization (part of the site interface), jprobes (entering
  * a handler with the probed function's arguments is arch work the classic
@@ -254,9 +255,10 @@ void free_insn_slot(kprobe_opcode_t *slot, int dirty)
 	kprobe_slot_free(slot);
 }
 
-#ifdef CONFIG_KRETPROBES
+#if defined(CONFIG_KRETPROBES) && !defined(KRETPROBE_VIA_RETHOOK)
 /*
- * Return probes: the arch's arch_prepare_kretprobe() records the return
+ * Return probes (arm64, arm, mips, sh, sparc, parisc, arc, csky...): the
+ * arch's arch_prepare_kretprobe() records the return
  * address and frame in the instance and hooks the return to its
  * __kretprobe_trampoline, which calls kretprobe_trampoline_handler(), as
  * the core's kretprobes expect (kretprobe.c).

@@ -221,6 +221,14 @@ void kprobe_blacklist_show_area(struct seq_file *m, bool show_addr,
 /* Probe types, for the list (kretprobe.c). */
 #ifdef CONFIG_KRETPROBES
 bool kprobe_is_kretprobe(struct kprobe *p);
+/*
+ * A kretprobe's instances: the core's own pool and trampoline
+ * (kretprobe.c), or rethook's (kretprobe_rethook.c,
+ * KRETPROBE_VIA_RETHOOK).  kprobe_mutex held.
+ */
+int kretprobe_entry(struct kprobe *p, struct pt_regs *regs);
+int kretprobe_pool_init(struct kretprobe *rp, struct kretprobe_holder *rph);
+void kretprobe_pool_release(struct kretprobe *rp);
 #else
 static inline bool kprobe_is_kretprobe(struct kprobe *p)
 {

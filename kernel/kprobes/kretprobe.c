@@ -53,6 +53,7 @@ static bool kretprobe_refused(kprobe_opcode_t *addr)
 	return false;
 }
 
+#ifndef KRETPROBE_VIA_RETHOOK
 static void drop_instance(struct rcu_head *head)
 {
 	struct kretprobe_instance *ri = container_of(head, typeof(*ri), rcu);
@@ -121,7 +122,7 @@ static __always_inline void hook_return(struct kretprobe_instance *ri,
 }
 
 /* The kprobe pre_handler at the function's entry. */
-static int __kprobes kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+int __kprobes kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri;
@@ -143,11 +144,6 @@ static int __kprobes kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	}
 	hook_return(ri, regs);
 	return 0;
-}
-
-bool kprobe_is_kretprobe(struct kprobe *p)
-{
-	return p->pre_handler == kretprobe_entry;
 }
 
 /*
@@ -419,6 +415,27 @@ static int release_holder(struct objpool_head *head, void *context)
 	return 0;
 }
 
+/* The pool of @rp, for its holder @rph (rph->rp is @rp). */
+int kretprobe_pool_init(struct kretprobe *rp, struct kretprobe_holder *rph)
+{
+	return objpool_init(&rph->pool, rp->maxactive,
+			    sizeof(struct kretprobe_instance) + rp->data_size,
+			    GFP_KERNEL | __GFP_NOWARN, rph, init_instance,
+			    release_holder);
+}
+
+/* Drop the pool; instances in flight free it when the last comes back. */
+void kretprobe_pool_release(struct kretprobe *rp)
+{
+	objpool_fini(&rp->rph->pool);
+}
+#endif /* !KRETPROBE_VIA_RETHOOK */
+
+bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return p->pre_handler == kretprobe_entry;
+}
+
 /*
  * The default number of instances, upstream's: modules and kprobe events
  * that leave maxactive at 0 (or below) see the same nmissed on both.
@@ -451,11 +468,8 @@ static int prepare_kretprobe(struct kretprobe *rp)
 		return -ENOMEM;
 	if (rp->maxactive <= 0)
 		rp->maxactive = default_maxactive();
-	rph->rp = rp;		/* for init_instance() */
-	ret = objpool_init(&rph->pool, rp->maxactive,
-			   sizeof(struct kretprobe_instance) + rp->data_size,
-			   GFP_KERNEL | __GFP_NOWARN, rph, init_instance,
-			   release_holder);
+	rph->rp = rp;		/* for the pool's instances */
+	ret = kretprobe_pool_init(rp, rph);
 	if (ret) {
 		/* As upstream's: any pool it cannot have, up to 2^24 too. */
 		kfree(rph);
@@ -468,10 +482,9 @@ static int prepare_kretprobe(struct kretprobe *rp)
 	return 0;
 }
 
-/* Drop the pool; instances in flight free it when the last comes back. */
 static void release_kretprobe(struct kretprobe *rp)
 {
-	objpool_fini(&rp->rph->pool);
+	kretprobe_pool_release(rp);
 	rp->rph = NULL;
 }
 
