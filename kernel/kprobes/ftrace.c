@@ -32,8 +32,9 @@
  * @addr: where a new site would go
  *
  * Return: 1 when @addr is an ftrace location (the site goes through
- * ftrace), 0 when it is not, -EILSEQ inside ftrace's call (no instruction
- * starts there), -EINVAL at its start with KPROBES_ON_FTRACE off.
+ * ftrace), 0 when it is not, -EILSEQ inside ftrace's call on the site
+ * interface (no instruction starts there), -EINVAL at its start with
+ * KPROBES_ON_FTRACE off.
  */
 int kprobe_ftrace_place(kprobe_opcode_t *addr)
 {
@@ -53,8 +54,13 @@ int kprobe_ftrace_place(kprobe_opcode_t *addr)
 	if (a < loc || a - loc >= MCOUNT_INSN_SIZE)
 		return 0;
 #endif
+	/*
+	 * Inside ftrace's instruction: no instruction starts there on x86;
+	 * a classic architecture's own checks answer, as upstream's do
+	 * (powerpc: -EINVAL for an address that is not word aligned).
+	 */
 	if (loc != a)
-		return -EILSEQ;
+		return IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH) ? 0 : -EILSEQ;
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return -EINVAL;
 	return 1;
