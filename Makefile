@@ -78,7 +78,7 @@ torture: assemble
 		sed -n 's/\r$$//; /kprobes_torture: \(start\|seed=\|calls=\|SUCCESS\|FAILURE\|wrong\|first\)/p; /^\(not \)\{0,1\}ok 1 torture/p'
 	@grep -q '^ok 1 torture' $(BUILD)/torture.log
 
-ARCH_BOOTS ?= i386 arm64 x86_64-fp
+ARCH_BOOTS ?= i386 arm64 ppc64le x86_64-fp
 arch-check: assemble
 	@st=0; for a in $(ARCH_BOOTS); do $(T)/arch-boot.sh $$a || st=1; done; exit $$st
 

@@ -179,10 +179,17 @@ expect=$obj/boot-expected.txt
 	else
 		sed -n 's/^ok "\([^"]*\)".*/require \1/p' "$top/tools/testing/kprobes/arch-init"
 	fi
+	# Upstream's stack trace cases are built where the arch unwinds
+	# through a kretprobe's trampoline (x86, arm64...), not elsewhere.
+	grep -q '^CONFIG_ARCH_CORRECT_STACKTRACE_ON_KRETPROBE=y' "$obj/.config" || {
+		echo "optional kprobes_test/test_stacktrace_on_kretprobe"
+		echo "optional kprobes_test/test_stacktrace_on_nested_kretprobe"
+	}
 	grep -q '^CONFIG_FUNCTION_ERROR_INJECTION=y' "$obj/.config" ||
 		echo "skip-ok kprobes_optimization/injectable_entry_stays_int3	# no error injection in this kernel"
 	[ "$karch" = x86_64 ] || {
 		echo "skip-ok kprobes_return_jump/static_call_site_refused	# no inline static calls here"
+		echo "skip-ok kprobes_return_jump/static_call_trampoline_refused	# no static call trampolines here"
 		echo "skip-ok kprobes_return_jump/site_is_a_small_slab_object	# the size checked is x86-64's"
 	}
 } > "$expect"

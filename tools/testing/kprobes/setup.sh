@@ -5,7 +5,7 @@
 # kernel source and the build and boot tools.  Does nothing when all of it
 # is already present, so every make target can call it.
 #
-# QEMU (x86, and arm for make arch-check) comes from Debian's
+# QEMU (x86, and arm and ppc for make arch-check) comes from Debian's
 # bookworm-backports suite (10.x), which setup adds to apt's sources when
 # it is not there.  Debian 12's own 7.2 leaves a vector in service that
 # the guest never saw: under -icount the test kernel's KUnit stalled on
@@ -18,7 +18,7 @@ TARBALL=/usr/src/linux-source-6.12.tar.xz
 TOOLS="gcc make flex bison bc libelf-dev libssl-dev cpio dwarves python3 rsync
        kmod busybox-static bash-static xz-utils git
        linux-perf bpftrace libc6-dev"
-QEMU_PKGS="qemu-system-x86 qemu-system-arm"
+QEMU_PKGS="qemu-system-x86 qemu-system-arm qemu-system-ppc"
 QEMU_MIN=1:10
 
 missing=()
