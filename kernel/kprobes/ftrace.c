@@ -32,9 +32,9 @@
  * @addr: where a new site would go
  *
  * Return: 1 when @addr is an ftrace location (the site goes through
- * ftrace), 0 when it is not, -EILSEQ inside ftrace's call on the site
- * interface (no instruction starts there), -EINVAL at its start with
- * KPROBES_ON_FTRACE off.
+ * ftrace), 0 when it is not, inside ftrace's call -EILSEQ on the site
+ * interface (no instruction starts there) and -EINVAL on the classic one,
+ * -EINVAL at its start with KPROBES_ON_FTRACE off.
  */
 int kprobe_ftrace_place(kprobe_opcode_t *addr)
 {
@@ -55,12 +55,17 @@ int kprobe_ftrace_place(kprobe_opcode_t *addr)
 		return 0;
 #endif
 	/*
-	 * Inside ftrace's instruction: no instruction starts there on x86;
-	 * a classic architecture's own checks answer, as upstream's do
-	 * (powerpc: -EINVAL for an address that is not word aligned).
+	 * Inside ftrace's instruction: no instruction starts there on x86
+	 * (-EILSEQ, as upstream's decoder answers).  A classic
+	 * architecture's call may be several instructions (riscv's auipc
+	 * and jalr, csky's): a breakpoint on the second would be written
+	 * over by ftrace's next change, or fail its check and shut ftrace
+	 * down, so -EINVAL, which is also what powerpc answers upstream
+	 * for such an address (not word aligned).  Upstream accepts the
+	 * second word on riscv: refusing it is a fix.
 	 */
 	if (loc != a)
-		return IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH) ? 0 : -EILSEQ;
+		return IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH) ? -EINVAL : -EILSEQ;
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return -EINVAL;
 	return 1;
