@@ -32,10 +32,11 @@
 /**
  * kprobe_lookup_name() - the address of a symbol, for probing
  * @name: a symbol, or "module:symbol"
- * @offset: unused; the caller adds it
+ * @offset: what the caller will add (it is not added here)
  *
- * An architecture whose symbols are not their code's address (powerpc's
- * ELFv1 function descriptors) overrides it.
+ * An architecture whose symbols are not their code's address overrides
+ * it: powerpc (ELFv1 function descriptors; ELFv2's global entry, which it
+ * skips for sym+0 only).
  *
  * Return: the symbol's address, or NULL when there is none.
  */
@@ -57,7 +58,14 @@ int kprobe_resolve_addr(struct kprobe *p, kprobe_opcode_t **addrp,
 	if (!p->addr == !p->symbol_name)
 		return -EINVAL;
 	if (p->symbol_name) {
-		addr = (unsigned long)kprobe_lookup_name(p->symbol_name, 0);
+		/*
+		 * The offset goes along: an arch that moves a function's
+		 * start to its real entry (powerpc: past the global entry,
+		 * or to its ftrace location) does so only for sym+0.  The
+		 * lookup does not add it.
+		 */
+		addr = (unsigned long)kprobe_lookup_name(p->symbol_name,
+							 p->offset);
 		if (!addr)
 			return -ENOENT;
 	} else {
