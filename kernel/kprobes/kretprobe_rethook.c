@@ -60,14 +60,18 @@ static void __kprobes kretprobe_rethook_return(struct rethook_node *node,
 					       struct pt_regs *regs)
 {
 	struct kretprobe_instance *ri = container_of(node, typeof(*ri), node);
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kretprobe *rp = get_kretprobe(ri);
 	struct kprobe *outer = kprobe_running();
+	typeof(kcb->kprobe_status) outer_status = kcb->kprobe_status;
 
 	if (!rp || !rp->handler || kprobe_disabled(&rp->kp))
 		return;
+	/* powerpc's trampoline is a probe: its level is given back after. */
 	__this_cpu_write(current_kprobe, &rp->kp);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	rp->handler(ri, regs);
+	kcb->kprobe_status = outer_status;
 	__this_cpu_write(current_kprobe, outer);
 }
 
