@@ -17,8 +17,9 @@
  *
  * Return probes work as upstream's did on such an architecture: through
  * its own trampoline (below), or through rethook where the arch has only
- * rethook's (kretprobe_rethook.c); and so do probes at ftrace locations where the arch has its own
- * kprobe_ftrace_handler() (HAVE_KPROBES_ON_FTRACE).  What it does not
+ * rethook's (kretprobe_rethook.c); and so do probes at ftrace locations
+ * where the arch has its own kprobe_ftrace_handler()
+ * (HAVE_KPROBES_ON_FTRACE).  What it does not
  * get: jump optimization (part of the site interface), jprobes (entering
  * a handler with the probed function's arguments is arch work the classic
  * interface never had), and fault_handlers (the arch's fault hook handles
