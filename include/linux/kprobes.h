@@ -227,6 +227,44 @@ struct kprobe_blacklist_entry {
 #ifdef CONFIG_KPROBES
 
 /*
+ * Jump optimization on a classic architecture (arm, powerpc): its own
+ * detour code, written for upstream's core, through classic_opt.c.  The
+ * arch's code knows an optimized site by this, as upstream's did.
+ */
+#if defined(CONFIG_KPROBES_CLASSIC_ARCH) && defined(CONFIG_OPTPROBES)
+#define KPROBE_CLASSIC_DETOURS
+
+struct optimized_kprobe {
+	struct kprobe kp;
+	struct list_head list;	/* the arch's batch lists */
+	struct arch_optimized_insn optinsn;
+};
+
+/* What the arch provides; registration context unless said. */
+int arch_prepared_optinsn(struct arch_optimized_insn *optinsn);
+int arch_check_optimized_kprobe(struct optimized_kprobe *op);
+int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
+				  struct kprobe *orig);
+void arch_remove_optimized_kprobe(struct optimized_kprobe *op);
+void arch_optimize_kprobes(struct list_head *oplist);
+void arch_unoptimize_kprobes(struct list_head *oplist,
+			     struct list_head *done_list);
+void arch_unoptimize_kprobe(struct optimized_kprobe *op);
+int arch_within_optimized_kprobe(struct optimized_kprobe *op,
+				 kprobe_opcode_t *addr);
+/* The arch's pages for detours (optional: as for the copies' slots). */
+void *alloc_optinsn_page(void);
+void free_optinsn_page(void *page);
+
+/* What the core provides to it. */
+kprobe_opcode_t *get_optinsn_slot(void);
+void free_optinsn_slot(kprobe_opcode_t *slot, int dirty);
+/* The site's handlers, from the detour (hit context, current = @p). */
+void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
+bool is_kprobe_optinsn_slot(unsigned long addr);
+#endif
+
+/*
  * A probe site: everything about one probed address.  All the probes
  * registered there hang off ->probes; the arch part holds the copy of the
  * instruction.  Sites live in a hash table keyed by address and are found
@@ -292,8 +330,17 @@ struct kprobe_site {
 	};
 	struct list_head	all;		/* kprobe_sites, kprobe_mutex */
 #ifdef CONFIG_KPROBES_CLASSIC_ARCH
-	/* What the arch's own code prepares, arms and finds (classic.c). */
-	struct kprobe		aggr;
+	/*
+	 * What the arch's own code prepares, arms and finds (classic.c).
+	 * With jump optimization, the same probe is the ->kp of the
+	 * optimized_kprobe the arch's detour code is given (classic_opt.c).
+	 */
+	union {
+		struct kprobe		aggr;
+#ifdef KPROBE_CLASSIC_DETOURS
+		struct optimized_kprobe	aggr_op;
+#endif
+	};
 #endif
 };
 
@@ -447,10 +494,12 @@ static inline int enable_jprobe(struct jprobe *jp)
 	return enable_kprobe(&jp->kp);
 }
 
+#ifndef KPROBE_CLASSIC_DETOURS
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 {
 	return false;
 }
+#endif
 
 static inline void wait_for_kprobe_optimizer(void) { }
 

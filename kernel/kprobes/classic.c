@@ -19,11 +19,11 @@
  * its own trampoline (below), or through rethook where the arch has only
  * rethook's (kretprobe_rethook.c); and so do probes at ftrace locations
  * where the arch has its own kprobe_ftrace_handler()
- * (HAVE_KPROBES_ON_FTRACE).  What it does not
- * get: jump optimization (part of the site interface), jprobes (entering
- * a handler with the probed function's arguments is arch work the classic
- * interface never had), and fault_handlers (the arch's fault hook handles
- * a fault in the copy itself, and calls none).
+ * (HAVE_KPROBES_ON_FTRACE); and so does jump optimization where the arch
+ * has its own (arm, powerpc: classic_opt.c).  What it does not get:
+ * jprobes (entering a handler with the probed function's arguments is arch
+ * work the classic interface never had), and fault_handlers (the arch's
+ * fault hook handles a fault in the copy itself, and calls none).
  */
 #include <linux/cpu.h>
 #include <linux/execmem.h>
@@ -115,6 +115,8 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
 	ret = arch_prepare_kprobe(aggr);
+	if (!ret)
+		classic_prepare_detour(site);
 	mutex_unlock(&text_mutex);
 	cpus_read_unlock();
 	if (ret)
@@ -126,6 +128,7 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 /* kprobe_mutex held, after an RCU Tasks grace period (register.c). */
 void arch_remove_kprobe_site(struct kprobe_site *site)
 {
+	classic_remove_detour(site);
 	arch_remove_kprobe(&site->aggr);
 }
 
@@ -162,7 +165,11 @@ void arch_kprobe_text_sync(void)
 {
 }
 
-/* No jump optimization: no site has a region the optimizer could take. */
+#ifndef KPROBE_CLASSIC_DETOURS
+/*
+ * No jump optimization (the arch has none, or it is configured out): no
+ * site has a region the optimizer could take.  Else classic_opt.c.
+ */
 unsigned int arch_kprobe_region_len(struct kprobe_site *site)
 {
 	return 0;
@@ -181,6 +188,7 @@ void arch_unoptimize_sites(struct list_head *sites)
 void arch_kprobe_drop_jump(struct kprobe_site *site)
 {
 }
+#endif
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
 /*

@@ -236,4 +236,23 @@ static inline bool kprobe_is_kretprobe(struct kprobe *p)
 }
 #endif
 
+/*
+ * A classic architecture's detours (classic_opt.c): built with a site's
+ * copy, freed with it; their slots (slots.c).  kprobe_mutex held.
+ */
+#ifdef KPROBE_CLASSIC_DETOURS
+void classic_prepare_detour(struct kprobe_site *site);
+void classic_remove_detour(struct kprobe_site *site);
+kprobe_opcode_t *kprobe_detour_slot_alloc(void);
+void kprobe_detour_slot_free(kprobe_opcode_t *slot);
+#else
+static inline void classic_prepare_detour(struct kprobe_site *site)
+{
+}
+
+static inline void classic_remove_detour(struct kprobe_site *site)
+{
+}
+#endif
+
 #endif /* _KERNEL_KPROBES_INTERNAL_H */
