@@ -1050,6 +1050,151 @@ static void site_is_a_small_slab_object(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+/*
+ * Jump optimization, on every architecture that has it (x86's site code,
+ * arm's and powerpc's own detours through classic_opt.c): a probe found
+ * somewhere in a body of plain arithmetic is reached through a branch
+ * written over its breakpoint, and fires there; then, with another CPU
+ * calling the function in a loop and checking every result, the branch is
+ * taken out and put back, and the probe disabled and enabled, round after
+ * round.
+ */
+long kpr_opt_target(long x);
+
+noinline long kpr_opt_target(long x)
+{
+	long y = x * 3 + 1;
+
+	barrier();
+	y ^= x >> 2;
+	barrier();
+	return y + x * 7;
+}
+
+static long kpr_opt_expected(long x)
+{
+	return ((x * 3 + 1) ^ (x >> 2)) + x * 7;
+}
+
+static atomic_long_t opt_hits;
+
+static int count_opt_hit(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_long_inc(&opt_hits);
+	return 0;
+}
+
+struct opt_caller {
+	long calls, wrong;
+};
+
+static int opt_caller_fn(void *arg)
+{
+	struct opt_caller *c = arg;
+	long x = 0;
+
+	while (!kthread_should_stop()) {
+		if (kpr_opt_target(x) != kpr_opt_expected(x))
+			c->wrong++;
+		c->calls++;
+		if (!(++x & 1023))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* The text at @addr, as the CPU fetches it. */
+static kprobe_opcode_t text_at(kprobe_opcode_t *addr)
+{
+	return READ_ONCE(*addr);
+}
+
+/*
+ * Register @kp at the first offset of kpr_opt_target that gets a jump.
+ * Return: true, with the breakpoint's text in @brk; false if none does.
+ */
+static bool probe_where_optimized(struct kprobe *kp, kprobe_opcode_t *brk)
+{
+	unsigned long size, off;
+
+	if (!kallsyms_lookup_size_offset((unsigned long)kpr_opt_target,
+					 &size, &off))
+		return false;
+	for (off = sizeof(kprobe_opcode_t); off < size;
+	     off += sizeof(kprobe_opcode_t)) {
+		memset(kp, 0, sizeof(*kp));
+		kp->symbol_name = "kpr_opt_target";
+		kp->offset = off;
+		kp->pre_handler = count_opt_hit;
+		kprobes_set_optimization(false);
+		if (register_kprobe(kp))
+			continue;
+		*brk = text_at(kp->addr);
+		kprobes_set_optimization(true);
+		kprobe_optimizer_flush();
+		if (kprobe_optimized(kp))
+			return true;
+		unregister_kprobe(kp);
+	}
+	return false;
+}
+
+static void optimized_probe_fires_through_jump(struct kunit *test)
+{
+	struct opt_caller caller = {};
+	struct task_struct *t;
+	kprobe_opcode_t brk, orig;
+	struct kprobe kp;
+	long i, hits;
+	int round;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no jump optimization on this architecture");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	KUNIT_ASSERT_TRUE_MSG(test, probe_where_optimized(&kp, &brk),
+			      "no instruction of kpr_opt_target was optimized");
+	mutex_lock(&kprobe_mutex);
+	orig = kprobe_site_of(&kp)->opcode;
+	mutex_unlock(&kprobe_mutex);
+
+	/* Neither the breakpoint nor the original: the branch is in. */
+	KUNIT_EXPECT_NE(test, text_at(kp.addr), brk);
+	KUNIT_EXPECT_NE(test, text_at(kp.addr), orig);
+	atomic_long_set(&opt_hits, 0);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, kpr_opt_target(i), kpr_opt_expected(i));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&opt_hits), 100L);
+
+	t = kthread_run(opt_caller_fn, &caller, "kpr_opt_caller");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (round = 0; round < 20; round++) {
+		hits = atomic_long_read(&opt_hits);
+		kprobes_set_optimization(false);
+		KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+		KUNIT_EXPECT_EQ(test, text_at(kp.addr), brk);
+		msleep(2);
+		kprobes_set_optimization(true);
+		kprobe_optimizer_flush();
+		KUNIT_EXPECT_TRUE(test, kprobe_optimized(&kp));
+		msleep(2);
+		disable_kprobe(&kp);
+		KUNIT_EXPECT_EQ(test, text_at(kp.addr), orig);
+		msleep(2);
+		enable_kprobe(&kp);
+		kprobe_optimizer_flush();
+		msleep(2);
+		/* The other CPU went on calling: the probe kept firing. */
+		KUNIT_EXPECT_GT(test, atomic_long_read(&opt_hits), hits);
+	}
+	kthread_stop(t);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, caller.wrong, 0L);
+	KUNIT_EXPECT_GT(test, caller.calls, 0L);
+	kunit_info(test, "offset %u, %ld calls, %ld hits\n", kp.offset,
+		   caller.calls, atomic_long_read(&opt_hits));
+}
+
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
@@ -1077,6 +1222,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(init_text_probe_turns_gone),
 	KUNIT_CASE(trimmed_slots_share_a_page),
 	KUNIT_CASE(site_is_a_small_slab_object),
+	KUNIT_CASE_SLOW(optimized_probe_fires_through_jump),
 	{}
 };
 
