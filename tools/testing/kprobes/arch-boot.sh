@@ -7,16 +7,17 @@
 #   i386: the selftests of tools/testing/selftests/kprobes/ that apply
 #         there (the others need x86-64 assembly or the tracing kernel),
 #         run by the test initramfs' own /init;
-#   arm64, ppc64le: arch-init's checks of the samples, the control
+#   arm, arm64, ppc64le: arch-init's checks of the samples, the control
 #         files and the knobs (the selftests assume the site interface);
 #         ppc64le has the function tracer, so its probes at a function's
-#         entry go through ftrace;
+#         entry go through ftrace; arm and ppc64le optimize probes with
+#         their own detours (classic_opt.c);
 #   x86_64-fp: x86-64 with the frame pointer unwinder instead of ORC (the
 #         test kernel's configuration otherwise): every KUnit suite of
 #         the test kernel, whose stack traces taken in return handlers
 #         must find the probed function's caller, and two selftests.
 # The console is kept in $BUILD/obj-<arch>/boot.log.
-#   arch-boot.sh arm64|ppc64le|i386|x86_64-fp
+#   arch-boot.sh arm|arm64|ppc64le|i386|x86_64-fp
 #   ARCH_BOOT=0   build the kernel, its modules and the initramfs only
 #                 (.ci/run builds them while another kernel boots)
 set -euo pipefail
@@ -36,6 +37,15 @@ arm64)
 	selftests= modules=
 	pkgs="gcc-aarch64-linux-gnu qemu-system-arm"
 	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -append "console=ttyAMA0 panic=-1")
+	;;
+arm)
+	# Classic interface, in ARM mode: arm's own jump optimization
+	# (classic_opt.c), and its kretprobe trampoline.
+	karch=arm cross=arm-linux-gnueabihf- image=arch/arm/boot/zImage debarch=armhf
+	suites="kprobes_test kprobes_return_jump"
+	selftests= modules=
+	pkgs="gcc-arm-linux-gnueabihf qemu-system-arm"
+	qemu=(qemu-system-arm -M virt -cpu cortex-a15 -append "console=ttyAMA0 panic=-1")
 	;;
 ppc64le)
 	# Classic interface, with the function tracer: probes at ftrace
@@ -185,6 +195,8 @@ expect=$obj/boot-expected.txt
 		echo "optional kprobes_test/test_stacktrace_on_kretprobe"
 		echo "optional kprobes_test/test_stacktrace_on_nested_kretprobe"
 	}
+	grep -q '^CONFIG_OPTPROBES=y' "$obj/.config" ||
+		echo "skip-ok kprobes_return_jump/optimized_probe_fires_through_jump	# no jump optimization on this architecture"
 	grep -q '^CONFIG_FUNCTION_ERROR_INJECTION=y' "$obj/.config" ||
 		echo "skip-ok kprobes_optimization/injectable_entry_stays_int3	# no error injection in this kernel"
 	[ "$karch" = x86_64 ] || {
