@@ -3,11 +3,11 @@
  * KUnit suite of return probes and jump probes: what the handlers see, how
  * entries and returns pair up, the instance pool (maxactive, data_size,
  * exhaustion, tasks that exit mid-call), and removal with calls in flight.
- * In C and through regs_get_kernel_argument(), so that every architecture
- * booted here runs it; where the architecture has no jprobes (the classic
- * interface), their cases check that registration says -EOPNOTSUPP.  One
- * more case is about the executable slots every architecture's copies
- * live in.
+ * In C and through first_arg(), so that every architecture booted here
+ * runs it; where the architecture has no jprobes (the classic interface),
+ * their cases check that registration says -EOPNOTSUPP.  One more case is
+ * about the executable slots every architecture's copies live in, and one
+ * about jump optimization wherever there is some.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -82,9 +82,25 @@ static int kpr_init(struct kunit *test)
 }
 
 /* Entry: keep the argument in the instance's private data. */
+/*
+ * The probed function's first argument, at its entry.  32-bit arm has no
+ * regs_get_kernel_argument() (HAVE_FUNCTION_ARG_ACCESS_API): its AAPCS
+ * passes it in r0.
+ */
+static long first_arg(struct pt_regs *regs)
+{
+#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+	return regs_get_kernel_argument(regs, 0);
+#elif defined(CONFIG_ARM)
+	return regs->ARM_r0;
+#else
+#error "the first argument's register is not known here"
+#endif
+}
+
 static int keep_arg(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	*(long *)ri->data = regs_get_kernel_argument(regs, 0);
+	*(long *)ri->data = first_arg(regs);
 	seen.entries++;
 	return 0;
 }
@@ -222,7 +238,7 @@ static void two_kretprobes_share_a_return(struct kunit *test)
 static int skip_odd(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	seen.entries++;
-	return regs_get_kernel_argument(regs, 0) & 1;
+	return first_arg(regs) & 1;
 }
 
 static void entry_handler_can_skip(struct kunit *test)
