@@ -609,7 +609,11 @@ static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
 		return false;
 	if (!kprobe_running())
 		return false;
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	return kprobe_classic_fault(regs, trap);	/* classic.c */
+#else
 	return kprobe_fault_handler(regs, trap);
+#endif
 }
 
 #endif /* _LINUX_KPROBES_H */

@@ -320,6 +320,13 @@ int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
 /* The arch's executable page for slots (optional: execmem by default). */
 void *alloc_insn_page(void);
 
+/*
+ * The page fault hook's first stop (kprobe_page_fault()): a fault in a
+ * probe's handler goes to its fault_handler, then to the arch's own
+ * kprobe_fault_handler().  Hit context, with a probe running.
+ */
+bool kprobe_classic_fault(struct pt_regs *regs, unsigned int trap);
+
 /* What the core provides to classic code. */
 kprobe_opcode_t *get_insn_slot(void);
 void free_insn_slot(kprobe_opcode_t *slot, int dirty);

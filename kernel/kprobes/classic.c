@@ -20,10 +20,12 @@
  * rethook's (kretprobe_rethook.c); and so do probes at ftrace locations
  * where the arch has its own kprobe_ftrace_handler()
  * (HAVE_KPROBES_ON_FTRACE); and so does jump optimization where the arch
- * has its own (arm, powerpc: classic_opt.c).  What it does not get:
+ * has its own (arm, powerpc: classic_opt.c); and fault_handlers, for a
+ * fault in a handler (kprobe_classic_fault()).  What it does not get:
  * jprobes (entering a handler with the probed function's arguments is arch
- * work the classic interface never had), and fault_handlers (the arch's
- * fault hook handles a fault in the copy itself, and calls none).
+ * work the classic interface never had), and a fault_handler's say over a
+ * fault in the copy (the arch's own fault hook mends that, as upstream's
+ * has since 5.14).
  */
 #include <linux/cpu.h>
 #include <linux/execmem.h>
@@ -61,6 +63,33 @@ static void __kprobes site_post_handler(struct kprobe *aggr,
 	kprobe_site_post_handlers(container_of(aggr, struct kprobe_site, aggr),
 				  regs);
 }
+
+/**
+ * kprobe_classic_fault() - a page fault while a probe runs on this CPU
+ * @regs: the registers of the fault
+ * @trap: the arch's number for it, passed on to the handlers
+ *
+ * A fault in a probe's pre_handler or post_handler (the probe is current)
+ * is offered to that probe's fault_handler, as upstream's core offered it
+ * before 5.14 and as the site interface does.  A fault in the stepped copy
+ * (the aggregate is current) is the arch's alone: its
+ * kprobe_fault_handler() puts the CPU back on the probed instruction, as
+ * it always did.  So is any fault no fault_handler claims.
+ *
+ * Return: true when the fault is handled and the faulting code may go on.
+ */
+bool __kprobes kprobe_classic_fault(struct pt_regs *regs, unsigned int trap)
+{
+	struct kprobe *cur = kprobe_running();
+	unsigned int status = get_kprobe_ctlblk()->kprobe_status;
+
+	if ((status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
+	    !kprobe_is_site_aggr(cur) && cur->fault_handler &&
+	    cur->fault_handler(cur, regs, trap))
+		return true;
+	return kprobe_fault_handler(regs, trap);
+}
+NOKPROBE_SYMBOL(kprobe_classic_fault);
 
 /* Is @p a site's aggregate (so that its misses count on the site's probes)? */
 bool __kprobes kprobe_is_site_aggr(struct kprobe *p)

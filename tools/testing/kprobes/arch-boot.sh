@@ -7,17 +7,17 @@
 #   i386: the selftests of tools/testing/selftests/kprobes/ that apply
 #         there (the others need x86-64 assembly or the tracing kernel),
 #         run by the test initramfs' own /init;
-#   arm, arm64, ppc64le: arch-init's checks of the samples, the control
+#   arm, arm64, ppc64le, s390x: arch-init's checks of the samples, the control
 #         files and the knobs (the selftests assume the site interface);
-#         ppc64le has the function tracer, so its probes at a function's
-#         entry go through ftrace; arm and ppc64le optimize probes with
+#         ppc64le and s390x have the function tracer, so their probes
+#         at a function's entry go through ftrace; arm and ppc64le optimize probes with
 #         their own detours (classic_opt.c);
 #   x86_64-fp: x86-64 with the frame pointer unwinder instead of ORC (the
 #         test kernel's configuration otherwise): every KUnit suite of
 #         the test kernel, whose stack traces taken in return handlers
 #         must find the probed function's caller, and two selftests.
 # The console is kept in $BUILD/obj-<arch>/boot.log.
-#   arch-boot.sh arm|arm64|ppc64le|i386|x86_64-fp
+#   arch-boot.sh arm|arm64|ppc64le|s390x|i386|x86_64-fp
 #   ARCH_BOOT=0   build the kernel, its modules and the initramfs only
 #                 (.ci/run builds them while another kernel boots)
 set -euo pipefail
@@ -55,6 +55,16 @@ ppc64le)
 	selftests= modules=
 	pkgs="gcc-powerpc64le-linux-gnu qemu-system-ppc"
 	qemu=(qemu-system-ppc64 -M pseries -cpu power9 -append "console=hvc0 panic=-1")
+	;;
+s390x)
+	# Classic interface, with the function tracer: probes at ftrace
+	# locations go through s390's own kprobe_ftrace_handler(),
+	# kretprobes through rethook.
+	karch=s390 cross=s390x-linux-gnu- image=arch/s390/boot/bzImage debarch=s390x
+	suites="kprobes_test kprobes_return_jump"
+	selftests= modules=
+	pkgs="gcc-s390x-linux-gnu qemu-system-s390x"
+	qemu=(qemu-system-s390x -M s390-ccw-virtio -cpu max -append "console=ttysclp0 panic=-1")
 	;;
 i386)
 	# The site interface, as x86-64: jprobes work.
