@@ -20,6 +20,11 @@
 #   arch-boot.sh arm|arm64|ppc64le|s390x|i386|x86_64-fp
 #   ARCH_BOOT=0   build the kernel, its modules and the initramfs only
 #                 (.ci/run builds them while another kernel boots)
+#   ARCH_UPSTREAM=1  the same for pristine 6.12 ($BUILD/obj-<arch>-upstream,
+#                 the same fragments, upstream's KUnit suite only), for
+#                 an architecture checked by arch-init; then arch-init's
+#                 results side by side with ours (an earlier boot of ours):
+#                 any check that differs fails the run
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -90,6 +95,19 @@ x86_64-fp)
 	;;
 *) echo "arch-boot: no boot for $arch" >&2; exit 2 ;;
 esac
+
+upstream=${ARCH_UPSTREAM:-0}
+if [ "$upstream" = 1 ]; then
+	[ -z "$selftests" ] || { echo "arch-boot: no upstream boot for $arch" >&2; exit 2; }
+	. "$top/tools/testing/kprobes/kernels.sh"
+	src=$(pristine_tree)
+	obj=$BUILD/obj-$arch-upstream
+	suites=kprobes_test
+	# Our KUnit suites' option is not upstream's.
+	mkdir -p "$obj"
+	grep -v '^CONFIG_KPROBES_KUNIT_TEST=' $frags > "$obj/upstream.config"
+	frags=$obj/upstream.config
+fi
 
 missing=
 for p in $pkgs; do
@@ -227,4 +245,27 @@ st=0
 verdict=$(python3 "$top/tools/testing/kprobes/ktap.py" "${judge[@]}" "$arch=$log") || st=$?
 # The cases that passed are many; what did not, and the counts.
 grep -v '^  ok ' <<<"$verdict" | sed "s/^/arch-boot: /"
+
+# arch-init's results, as "ok <name>" or "not ok <name>", for comparing.
+init_results() {
+	sed -n 's/^\(not ok\|ok\) [0-9][0-9]* \(.*\)$/\1 \2/p' "$1" |
+		grep -F -f <(sed -n 's/^[[:space:]]*\(\[ .* \] && \)\{0,1\}ok "\([^"]*\)".*/\2/p' \
+			"$top/tools/testing/kprobes/arch-init") || true
+}
+if [ -z "$selftests" ]; then
+	init_results "$log" > "$obj/init-results.txt"
+fi
+if [ "$upstream" = 1 ]; then
+	ours=$BUILD/obj-$arch/init-results.txt
+	if [ ! -s "$ours" ]; then
+		echo "arch-boot: beside upstream: no results of ours ($ours): boot ours first"
+		st=1
+	elif diff -u "$ours" "$obj/init-results.txt" > "$obj/beside.diff"; then
+		echo "arch-boot: beside upstream: the same $(wc -l < "$ours") results on $arch"
+	else
+		echo "arch-boot: beside upstream: $arch differs (ours -, upstream +):"
+		sed -n '3,$p' "$obj/beside.diff" | sed 's/^/arch-boot:   /'
+		st=1
+	fi
+fi
 exit $st
