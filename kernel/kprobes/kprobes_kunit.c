@@ -22,6 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "internal.h"
 
@@ -1076,23 +1077,29 @@ static void site_is_a_small_slab_object(struct kunit *test)
 
 /*
  * A fault in a pre_handler goes to that probe's fault_handler, on every
- * architecture: the handler reads a user address no kernel thread has
- * mapped, which every architecture's page fault path offers to Kprobes
- * before anything else (kprobe_page_fault()); the fault_handler declines,
- * and the access's own fixup makes the read fail.
+ * architecture.  The handler reads an unmapped user address (x86-64 stops
+ * such a read from a kernel thread before it faults) and the guard page
+ * after a vmalloc() area (which arm64 and arm do not offer Kprobes: their
+ * page fault hook sees faults below TASK_SIZE only); each architecture's
+ * page fault path offers at least one of the two to Kprobes
+ * (kprobe_page_fault()).  The fault_handler declines, and each access's
+ * own fixup makes its read fail.
  */
 static struct {
 	int faults, trapnr;
 	struct kprobe *probe;
-	long read;
+	long user_read, kernel_read;
+	char *guard;
 } fault_seen;
 
 static int pre_that_faults(struct kprobe *p, struct pt_regs *regs)
 {
 	char c;
 
-	fault_seen.read = copy_from_user_nofault(&c,
+	fault_seen.user_read = copy_from_user_nofault(&c,
 				(const void __user *)PAGE_SIZE, 1);
+	fault_seen.kernel_read = copy_from_kernel_nofault(&c, fault_seen.guard,
+							  1);
 	return 0;
 }
 
@@ -1109,18 +1116,17 @@ static void fault_handler_sees_fault_in_pre_handler(struct kunit *test)
 	struct kprobe kp = { .symbol_name = "kpr_square",
 			     .pre_handler = pre_that_faults,
 			     .fault_handler = note_fault };
+	char *area = vmalloc(PAGE_SIZE);
 
-	/*
-	 * x86-64's user accesses from a kernel thread stop before the
-	 * fault; its own suites fault in handlers otherwise (kprobes_core).
-	 */
-	if (IS_ENABLED(CONFIG_X86))
-		kunit_skip(test, "x86's suites have their own fault cases");
+	KUNIT_ASSERT_NOT_NULL(test, area);
 	memset(&fault_seen, 0, sizeof(fault_seen));
+	fault_seen.guard = area + PAGE_SIZE;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_EQ(test, kpr_square(5), 25L);
 	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, fault_seen.read, (long)-EFAULT);
+	vfree(area);
+	KUNIT_EXPECT_EQ(test, fault_seen.user_read, (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, fault_seen.kernel_read, (long)-EFAULT);
 	KUNIT_EXPECT_GE(test, fault_seen.faults, 1);
 	KUNIT_EXPECT_PTR_EQ(test, fault_seen.probe, &kp);
 	kunit_info(test, "%d fault(s), trap %d\n", fault_seen.faults,
