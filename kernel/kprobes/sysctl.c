@@ -4,6 +4,8 @@
  * through jumps instead of breakpoints.  Validated 0 or 1.  Writing 0
  * puts every jump back to an int3 before the write returns; writing 1
  * queues every site that can take one for the optimizer (optimizer.c).
+ * Built only with CONFIG_OPTPROBES: upstream's kernel has no such file on
+ * an architecture without jump optimization, and neither does ours.
  */
 #include <linux/init.h>
 #include <linux/kprobes.h>
