@@ -48,8 +48,20 @@ static int __kprobes site_pre_handler(struct kprobe *aggr,
 				      struct pt_regs *regs)
 {
 	struct kprobe_site *site = container_of(aggr, struct kprobe_site, aggr);
+	unsigned long flags;
+	bool redirect;
 
-	if (kprobe_site_pre_handlers(site, regs, false))
+	/*
+	 * The breakpoint paths come with interrupts off; the ftrace handlers
+	 * of powerpc, s390 and the others with them on.  The handlers run
+	 * with them off either way, so that no fault an interrupt takes
+	 * meanwhile reaches the running probe's fault_handler
+	 * (kprobe_classic_fault()), as on x86.
+	 */
+	local_irq_save(flags);
+	redirect = kprobe_site_pre_handlers(site, regs, false);
+	local_irq_restore(flags);
+	if (redirect)
 		return 1;	/* a handler sent the CPU elsewhere */
 	__this_cpu_write(current_kprobe, aggr);
 	return 0;
@@ -60,9 +72,16 @@ static void __kprobes site_post_handler(struct kprobe *aggr,
 					struct pt_regs *regs,
 					unsigned long flags)
 {
+	unsigned long irqs;
+
+	local_irq_save(irqs);	/* as in site_pre_handler() */
 	kprobe_site_post_handlers(container_of(aggr, struct kprobe_site, aggr),
 				  regs);
+	local_irq_restore(irqs);
 }
+
+/* This CPU runs a fault_handler (kprobe_classic_fault()). */
+static DEFINE_PER_CPU(bool, in_fault_handler);
 
 /**
  * kprobe_classic_fault() - a page fault while a probe runs on this CPU
@@ -82,11 +101,22 @@ bool __kprobes kprobe_classic_fault(struct pt_regs *regs, unsigned int trap)
 {
 	struct kprobe *cur = kprobe_running();
 	unsigned int status = get_kprobe_ctlblk()->kprobe_status;
+	int claimed;
 
-	if ((status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
+	/*
+	 * A fault inside the fault_handler itself goes to the arch: offered
+	 * to the same handler again, a fault it keeps taking would recurse
+	 * until the stack ran out.
+	 */
+	if ((status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) && cur &&
 	    !kprobe_is_site_aggr(cur) && cur->fault_handler &&
-	    cur->fault_handler(cur, regs, trap))
-		return true;
+	    !__this_cpu_read(in_fault_handler)) {
+		__this_cpu_write(in_fault_handler, true);
+		claimed = cur->fault_handler(cur, regs, trap);
+		__this_cpu_write(in_fault_handler, false);
+		if (claimed)
+			return true;
+	}
 	return kprobe_fault_handler(regs, trap);
 }
 NOKPROBE_SYMBOL(kprobe_classic_fault);

@@ -1077,12 +1077,12 @@ static void site_is_a_small_slab_object(struct kunit *test)
 
 /*
  * A fault in a pre_handler goes to that probe's fault_handler, on every
- * architecture.  The handler reads an unmapped user address (x86-64 stops
- * such a read from a kernel thread before it faults) and the guard page
- * after a vmalloc() area (which arm64 and arm do not offer Kprobes: their
- * page fault hook sees faults below TASK_SIZE only); each architecture's
- * page fault path offers at least one of the two to Kprobes
- * (kprobe_page_fault()).  The fault_handler declines, and each access's
+ * architecture booted here (mips, arc and parisc never call the hook).
+ * The handler reads an unmapped user address (x86-64 stops such a read
+ * from a kernel thread before it faults) and the guard page after a
+ * vmalloc() area (which arm64 does not offer Kprobes: its hook sees
+ * faults below TASK_SIZE only); each architecture's page fault path
+ * offers at least one of the two to Kprobes (kprobe_page_fault()).  The fault_handler declines, and each access's
  * own fixup makes its read fail.
  */
 static struct {
