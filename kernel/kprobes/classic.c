@@ -21,11 +21,10 @@
  * where the arch has its own kprobe_ftrace_handler()
  * (HAVE_KPROBES_ON_FTRACE); and so does jump optimization where the arch
  * has its own (arm, powerpc: classic_opt.c); and fault_handlers, for a
- * fault in a handler (kprobe_classic_fault()).  What it does not get:
- * jprobes (entering a handler with the probed function's arguments is arch
- * work the classic interface never had), and a fault_handler's say over a
- * fault in the copy (the arch's own fault hook mends that, as upstream's
- * has since 5.14).
+ * fault in a handler (kprobe_classic_fault()); and jprobes, on arm64, arm,
+ * powerpc, riscv and s390 (classic_jprobe.c).  What it does not get: a
+ * fault_handler's say over a fault in the copy (the arch's own fault hook
+ * mends that, as upstream's has since 5.14).
  */
 #include <linux/cpu.h>
 #include <linux/execmem.h>
@@ -37,6 +36,20 @@
 #include <linux/static_call.h>
 
 #include "internal.h"
+
+/*
+ * A jprobe at an ftrace location sends the CPU elsewhere only while the
+ * site holds the IPMODIFY claim, which keeps a livepatch from moving the
+ * ip of the same function (ftrace.c).
+ */
+static bool jprobe_may_enter(struct kprobe_site *site)
+{
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (site->ftrace)
+		return READ_ONCE(site->ftrace_in) & KPROBE_FTRACE_IN_IPMODIFY;
+#endif
+	return true;
+}
 
 /*
  * The aggregate's pre_handler, from the arch's breakpoint handler with the
@@ -59,7 +72,14 @@ static int __kprobes site_pre_handler(struct kprobe *aggr,
 	 * (kprobe_classic_fault()), as on x86.
 	 */
 	local_irq_save(flags);
-	redirect = kprobe_site_pre_handlers(site, regs, false);
+	if (unlikely(kprobe_jprobe_resuming(site, regs))) {
+		/* Back from a jprobe's handler: the instruction, then the posts. */
+		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+		redirect = false;
+	} else {
+		redirect = kprobe_site_pre_handlers(site, regs,
+						    jprobe_may_enter(site));
+	}
 	local_irq_restore(flags);
 	if (redirect)
 		return 1;	/* a handler sent the CPU elsewhere */
@@ -207,6 +227,13 @@ void arch_kprobe_poke_sites(struct list_head *queue)
 {
 	struct kprobe_site *site, *tmp;
 
+	/* A jprobe's resume still wants the breakpoint of a site disarmed. */
+	list_for_each_entry(site, queue, poke) {
+		if (!site->armed) {
+			kprobe_jprobes_quiesce();
+			break;
+		}
+	}
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
 	list_for_each_entry_safe(site, tmp, queue, poke) {
@@ -278,29 +305,6 @@ int arch_prepare_kprobe_ftrace_site(struct kprobe_site *site)
 	return -EOPNOTSUPP;
 }
 #endif
-
-/* Jprobes are refused at registration (jprobe.c); these are never reached. */
-int jprobe_setjmp(struct kprobe *p, struct pt_regs *regs)
-{
-	return 0;
-}
-
-NOKPROBE_SYMBOL(jprobe_setjmp);
-
-int jprobe_enter(struct kprobe_site *site, struct kprobe *p,
-		 struct pt_regs *regs)
-{
-	return 0;
-}
-
-NOKPROBE_SYMBOL(jprobe_enter);
-
-void jprobe_return(void)
-{
-	BUG();
-}
-EXPORT_SYMBOL_GPL(jprobe_return);
-NOKPROBE_SYMBOL(jprobe_return);
 
 /*
  * The slots of the classic interface: one instruction each, in pages the

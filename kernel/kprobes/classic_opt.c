@@ -90,6 +90,8 @@ void arch_optimize_sites(struct list_head *sites)
 		list_add_tail(&site_op(site)->list, &oplist);
 		site_set_jumped(site, true);
 	}
+	/* A jprobe's resume on a site taken now still wants its breakpoint. */
+	kprobe_jprobes_quiesce();
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
 	arch_optimize_kprobes(&oplist);

@@ -255,4 +255,28 @@ static inline void classic_remove_detour(struct kprobe_site *site)
 }
 #endif
 
+/*
+ * Jprobes (classic_jprobe.c on a classic architecture, the arch's code on
+ * a site architecture): kprobe_jprobes_ready() before the first.  On the
+ * classic architectures whose return from an exception is known to load
+ * every register from pt_regs, the stack pointer included (arm64 aside,
+ * which classic_jprobe.c deals with), they work; elsewhere they are
+ * refused.
+ */
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+#if defined(CONFIG_ARM64) || defined(CONFIG_ARM) || defined(CONFIG_PPC) || \
+	defined(CONFIG_RISCV) || defined(CONFIG_S390)
+#define KPROBE_CLASSIC_JPROBES
+#endif
+int kprobe_jprobes_ready(void);
+void kprobe_jprobes_quiesce(void);
+bool kprobe_jprobe_resuming(struct kprobe_site *site, struct pt_regs *regs);
+struct kprobe *kprobe_jprobe_trap_at(void *addr);
+#else
+static inline int kprobe_jprobes_ready(void)
+{
+	return 0;
+}
+#endif
+
 #endif /* _KERNEL_KPROBES_INTERNAL_H */

@@ -37,9 +37,8 @@ static int prepare_jprobe(struct jprobe *jp)
  *
  * Return: 0; -EINVAL for a place that is not a function's entry or cannot
  * be probed, or a NULL ->entry; -EBUSY when the function already has a
- * jprobe; -EOPNOTSUPP on an architecture without the site interface
- * (CONFIG_KPROBES_CLASSIC_ARCH), whose code cannot enter a handler with
- * the function's arguments; otherwise as register_kprobe().
+ * jprobe; -EOPNOTSUPP on a classic architecture whose jprobes are not
+ * done (classic_jprobe.c); otherwise as register_kprobe().
  */
 int register_jprobes(struct jprobe **jps, int num)
 {
@@ -48,8 +47,9 @@ int register_jprobes(struct jprobe **jps, int num)
 
 	if (kprobe_batch_invalid((void **)jps, num))
 		return -EINVAL;
-	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
-		return -EOPNOTSUPP;
+	ret = kprobe_jprobes_ready();
+	if (ret)
+		return ret;
 	for (i = 0; i < num && !ret; i++)
 		ret = prepare_jprobe(jps[i]);
 	if (ret)

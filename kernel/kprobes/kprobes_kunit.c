@@ -4,8 +4,9 @@
  * entries and returns pair up, the instance pool (maxactive, data_size,
  * exhaustion, tasks that exit mid-call), and removal with calls in flight.
  * In C and through first_arg(), so that every architecture booted here
- * runs it; where the architecture has no jprobes (the classic interface),
- * their cases check that registration says -EOPNOTSUPP.  One more case is
+ * runs it; where the architecture has no jprobes (the classic interface
+ * beyond arm64, arm, powerpc, riscv and s390), their cases check that
+ * registration says -EOPNOTSUPP.  One more case is
  * about the executable slots every architecture's copies live in, and one
  * about jump optimization wherever there is some.
  */
@@ -449,8 +450,9 @@ static kprobe_opcode_t *entry_of(const char *sym)
  */
 static bool no_jprobes_here(struct kunit *test, struct jprobe *jp)
 {
-	if (!IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
-		return false;
+#if !defined(CONFIG_KPROBES_CLASSIC_ARCH) || defined(KPROBE_CLASSIC_JPROBES)
+	return false;
+#endif
 	KUNIT_EXPECT_EQ(test, register_jprobe(jp), -EOPNOTSUPP);
 	KUNIT_EXPECT_NULL(test, get_kprobe(entry_of(jp->kp.symbol_name)));
 	return true;
@@ -1287,6 +1289,86 @@ static void optimized_probe_fires_through_jump(struct kunit *test)
 		   caller.calls, atomic_long_read(&opt_hits));
 }
 
+/*
+ * A jprobe comes and goes, and is disabled and enabled, while the other
+ * CPU calls its function in a loop, checking each result: on that CPU the
+ * handler is entered with the arguments, comes back, and the function
+ * then runs as if nothing had happened, whatever the change under way.
+ */
+static atomic_long_t jchurn_hits, jchurn_bad_args;
+
+static long j_churn(long a, long b, long c, long d, long e, long f, long g,
+		    long h)
+{
+	if (b != a + 1 || c != a + 2 || d != a + 3 || e != a + 4 ||
+	    f != a + 5 || g != a + 6 || h != a + 7)
+		atomic_long_inc(&jchurn_bad_args);
+	atomic_long_inc(&jchurn_hits);
+	jprobe_return();
+	return 0;
+}
+
+static int jchurn_caller_fn(void *arg)
+{
+	struct opt_caller *c = arg;
+	long x = 0;
+
+	while (!kthread_should_stop()) {
+		if (kpr_eight(x, x + 1, x + 2, x + 3, x + 4, x + 5, x + 6,
+			      x + 7) != 8 * x + 28)
+			c->wrong++;
+		c->calls++;
+		if (!(++x & 1023))
+			cond_resched_tasks_rcu_qs();	/* as opt_caller_fn() */
+	}
+	return 0;
+}
+
+static void jprobe_churn_while_called(struct kunit *test)
+{
+	struct opt_caller caller = {};
+	struct task_struct *t;
+	struct jprobe jp;
+	long hits;
+	int round;
+
+	jp = (struct jprobe){ .kp.symbol_name = "kpr_eight", .entry = j_churn };
+	if (no_jprobes_here(test, &jp))
+		return;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	atomic_long_set(&jchurn_hits, 0);
+	atomic_long_set(&jchurn_bad_args, 0);
+	t = kthread_run(jchurn_caller_fn, &caller, "kpr_jprobe_caller");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	while (!READ_ONCE(caller.calls))
+		msleep(1);
+	for (round = 0; round < 20; round++) {
+		hits = atomic_long_read(&jchurn_hits);
+		jp = (struct jprobe){ .kp.symbol_name = "kpr_eight",
+				      .entry = j_churn };
+		if (register_jprobe(&jp)) {
+			KUNIT_FAIL(test, "round %d: jprobe refused", round);
+			break;
+		}
+		msleep(3);
+		KUNIT_EXPECT_GT(test, atomic_long_read(&jchurn_hits), hits);
+		KUNIT_EXPECT_EQ(test, disable_jprobe(&jp), 0);
+		msleep(1);
+		KUNIT_EXPECT_EQ(test, enable_jprobe(&jp), 0);
+		msleep(2);
+		unregister_jprobe(&jp);
+		msleep(1);
+	}
+	kthread_stop(t);
+	KUNIT_EXPECT_EQ(test, caller.wrong, 0L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&jchurn_bad_args), 0L);
+	KUNIT_EXPECT_GT(test, caller.calls, 0L);
+	kunit_info(test, "%ld calls, %ld handler runs, %s\n", caller.calls,
+		   atomic_long_read(&jchurn_hits),
+		   kprobe_ftrace(&jp.kp) ? "through ftrace" : "through a breakpoint");
+}
+
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
@@ -1316,6 +1398,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(site_is_a_small_slab_object),
 	KUNIT_CASE(fault_handler_sees_fault_in_pre_handler),
 	KUNIT_CASE_SLOW(optimized_probe_fires_through_jump),
+	KUNIT_CASE_SLOW(jprobe_churn_while_called),
 	{}
 };
 

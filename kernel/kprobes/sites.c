@@ -329,11 +329,13 @@ struct kprobe *__kprobes get_kprobe(void *addr)
 			return bare;
 		site = kprobe_bare_gone_to_site(addr);
 	}
-	if (!site)
-		return NULL;
 #ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	if (!site)
+		return kprobe_jprobe_trap_at(addr);	/* classic_jprobe.c */
 	return &site->aggr;
 #else
+	if (!site)
+		return NULL;
 	return list_first_or_null_rcu(&site->probes, struct kprobe, list);
 #endif
 }
@@ -485,9 +487,11 @@ bool __kprobes kprobe_site_pre_handlers(struct kprobe_site *site,
 		}
 	}
 	if (jprobe) {
-		if (likely(jprobe_ok))
-			return jprobe_enter(site, jprobe, regs);
-		kprobes_inc_nmissed_count(jprobe);
+		/* Not entered (a classic arch's handler in flight): missed. */
+		if (unlikely(!jprobe_ok))
+			kprobes_inc_nmissed_count(jprobe);
+		else if (jprobe_enter(site, jprobe, regs))
+			return true;
 	}
 	/*
 	 * The handler level lasts until the post_handlers, over the copy:
