@@ -10,7 +10,7 @@
 #                      SEED=<n> to replay a run; prints its summary; make
 #                      check runs it for TORTURE_DURATION=30 s at the end
 #                      of every boot
-#   make arch-check    boot i386, arm64, ppc64le, arm, s390x and x86-64 with frame pointers under
+#   make arch-check    boot i386, arm64, ppc64le, arm, s390x, riscv64 and x86-64 with frame pointers under
 #                      QEMU with our core (KUnit with upstream's
 #                      test_kprobes, samples, control files)
 #   make cross-check   compile the core and each other architecture's own
@@ -78,7 +78,7 @@ torture: assemble
 		sed -n 's/\r$$//; /kprobes_torture: \(start\|seed=\|calls=\|SUCCESS\|FAILURE\|wrong\|first\)/p; /^\(not \)\{0,1\}ok 1 torture/p'
 	@grep -q '^ok 1 torture' $(BUILD)/torture.log
 
-ARCH_BOOTS ?= i386 arm64 ppc64le arm s390x x86_64-fp
+ARCH_BOOTS ?= i386 arm64 ppc64le arm s390x riscv64 x86_64-fp
 # Booted again on pristine 6.12, arch-init's results compared with ours.
 ARCH_BESIDE ?= ppc64le s390x
 arch-check: assemble

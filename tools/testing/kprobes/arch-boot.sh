@@ -7,7 +7,7 @@
 #   i386: the selftests of tools/testing/selftests/kprobes/ that apply
 #         there (the others need x86-64 assembly or the tracing kernel),
 #         run by the test initramfs' own /init;
-#   arm, arm64, ppc64le, s390x: arch-init's checks of the samples, the control
+#   arm, arm64, ppc64le, riscv64, s390x: arch-init's checks of the samples, the control
 #         files and the knobs (the selftests assume the site interface);
 #         ppc64le and s390x have the function tracer, so their probes
 #         at a function's entry go through ftrace; arm and ppc64le optimize probes with
@@ -17,7 +17,7 @@
 #         the test kernel, whose stack traces taken in return handlers
 #         must find the probed function's caller, and two selftests.
 # The console is kept in $BUILD/obj-<arch>/boot.log.
-#   arch-boot.sh arm|arm64|ppc64le|s390x|i386|x86_64-fp
+#   arch-boot.sh arm|arm64|ppc64le|riscv64|s390x|i386|x86_64-fp
 #   ARCH_BOOT=0   build the kernel, its modules and the initramfs only
 #                 (.ci/run builds them while another kernel boots)
 #   ARCH_UPSTREAM=1  the same for pristine 6.12 ($BUILD/obj-<arch>-upstream,
@@ -71,6 +71,15 @@ s390x)
 	pkgs="gcc-s390x-linux-gnu qemu-system-s390x"
 	qemu=(qemu-system-s390x -M s390-ccw-virtio -cpu max -append "console=ttysclp0 panic=-1")
 	;;
+riscv64)
+	# Classic interface, kretprobes through rethook.  Debian 12 has no
+	# riscv64 busybox: it is built from Debian's source (below).
+	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image debarch=riscv64
+	suites="kprobes_test kprobes_return_jump"
+	selftests= modules=
+	pkgs="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-system-riscv"
+	qemu=(qemu-system-riscv64 -M virt -cpu rv64 -append "console=ttyS0 panic=-1")
+	;;
 i386)
 	# The site interface, as x86-64: jprobes work.
 	cross= image=arch/x86/boot/bzImage debarch=i386
@@ -122,12 +131,42 @@ if [ -n "$missing" ]; then
 		backports="-t bookworm-backports"
 	apt-get install -y -qq --no-install-recommends $backports $missing > /dev/null
 fi
-# A static busybox of the architecture, from Debian's archive (once); the
-# host's own for its own architecture.
+# build_busybox <dir>: a static busybox with the applets arch-init uses,
+# from Debian's source of its busybox, by the cross compiler (a few
+# seconds), for an architecture Debian 12 has no package of.
+build_busybox() {
+	local dir=$1 o
+	grep -rqs '^deb-src.*debian bookworm main' /etc/apt/sources.list /etc/apt/sources.list.d/ || {
+		echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
+			> /etc/apt/sources.list.d/kprobes-src.list
+		apt-get update -qq > /dev/null 2>&1 || true
+	}
+	(cd "$dir" && apt-get source --download-only -qq busybox > /dev/null 2>&1)
+	tar -xjf "$dir"/busybox_*.orig.tar.bz2 -C "$dir"
+	(
+		cd "$dir"/busybox-*/
+		make -s allnoconfig > /dev/null
+		for o in STATIC BUSYBOX SH_IS_ASH ASH ASH_ECHO ASH_TEST FEATURE_SH_MATH \
+			 MOUNT DMESG INSMOD RMMOD GREP CAT REBOOT HALT TRUE; do
+			sed -i "s/^# CONFIG_$o is not set/CONFIG_$o=y/" .config
+		done
+		{ yes "" || true; } | make -s oldconfig > /dev/null 2>&1
+		make -s CROSS_COMPILE="$cross" -j"$(nproc)" > /dev/null 2>&1
+	)
+	cp "$dir"/busybox-*/busybox "$bb"
+}
+# A static busybox of the architecture, from Debian's archive (once), or
+# built (riscv64); the host's own for its own architecture.
 bb=$BUILD/busybox-$arch
 if [ ! -x "$bb" ] && [ -x /bin/busybox ] &&
    [ "$debarch" = "$(dpkg --print-architecture)" ]; then
 	cp /bin/busybox "$bb"
+fi
+if [ ! -x "$bb" ] && [ "$debarch" = riscv64 ]; then
+	# Not a release architecture of Debian 12: no package to fetch.
+	tmp=$(mktemp -d)
+	build_busybox "$tmp"
+	rm -rf "$tmp"
 fi
 if [ ! -x "$bb" ]; then
 	dpkg --print-foreign-architectures | grep -qx "$debarch" ||

@@ -18,7 +18,7 @@ TARBALL=/usr/src/linux-source-6.12.tar.xz
 TOOLS="gcc make flex bison bc libelf-dev libssl-dev cpio dwarves python3 rsync
        kmod busybox-static bash-static xz-utils git
        linux-perf bpftrace libc6-dev"
-QEMU_PKGS="qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-s390x"
+QEMU_PKGS="qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-s390x qemu-system-riscv"
 QEMU_MIN=1:10
 
 missing=()
