@@ -29,12 +29,18 @@
  * meanwhile (from an interrupt) counts as missed.  Preemption is off from
  * the hit to the resume, since both states are this CPU's; that is also
  * what keeps the breakpoint there for the resume (kprobe_jprobes_quiesce()).
+ * The function graph tracer is paused for the task meanwhile: the handler
+ * never returns through a hook it would set, and one set on the probed
+ * function after the registers were kept would be lost with them.
  * The handler runs as ordinary code, with the interrupts of the probed
  * context: probes it hits fire, and a fault in it is the kernel's, not the
  * jprobe's fault_handler's as on x86 (whose handler runs as the CPU's
  * current probe with interrupts off).
  */
+#include <linux/atomic.h>
 #include <linux/cpu.h>
+#include <linux/ftrace.h>
+#include <linux/kasan.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/percpu.h>
@@ -42,6 +48,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
+#include <linux/magic.h>
 #ifdef CONFIG_PPC64_ELF_ABI_V1
 #include <asm/sections.h>
 #endif
@@ -61,6 +68,7 @@ struct jprobe_flight {
 	struct kprobe_site	*site;	/* NULL: none in flight */
 	struct pt_regs		regs;	/* at the hit */
 	unsigned long		sp;	/* the stack pointer at the hit */
+	unsigned long		low;	/* the handler's deepest frame */
 	unsigned int		stack_len;
 	u8			stack[JPROBE_STACK_BYTES];
 };
@@ -74,11 +82,14 @@ struct jprobe_resume {
 static DEFINE_PER_CPU(struct jprobe_flight, jprobe_flight);
 static DEFINE_PER_CPU(struct jprobe_resume, jprobe_resume);
 
-/*
- * Set, with a release, once the trap is armed (kprobe_jprobes_ready());
- * from then on text changes wait for pending resumes.
- */
+/* Set, with a release, once the trap is armed (kprobe_jprobes_ready()). */
 static bool jprobes_ready;
+
+/*
+ * Handlers in flight and resumes pending, on every CPU: while there are
+ * any, a change of text under a breakpoint waits (kprobe_jprobes_quiesce()).
+ */
+static atomic_t jprobes_in_flight = ATOMIC_INIT(0);
 
 static int jprobe_longjmp(struct kprobe *trap, struct pt_regs *regs);
 
@@ -113,17 +124,26 @@ static void __kprobes set_handler_entry(struct pt_regs *regs, void *entry)
 /*
  * The registers a function may rely on at its entry, back from @saved; the
  * state of the trap (interrupt mask, mode, ppc64's soft mask) is left as
- * it is, being this context's.  Condition codes are not kept across calls
- * by these ABIs, except powerpc's nonvolatile CR fields.
+ * it is, being this context's.  The condition flags come back too: the
+ * arch may test them for the probed instruction (arm does before the
+ * pre_handler).
  */
 static void __kprobes restore_registers(struct pt_regs *regs,
 					const struct pt_regs *saved)
 {
 #if defined(CONFIG_ARM64)
+	const u64 nzcv = PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT | PSR_V_BIT;
+
 	memcpy(regs->regs, saved->regs, sizeof(regs->regs));
 	regs->sp = saved->sp;	/* moved already by jprobe_return() */
+	regs->pstate = (regs->pstate & ~nzcv) | (saved->pstate & nzcv);
 #elif defined(CONFIG_ARM)
+	const unsigned long nzcvq = PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT |
+				    PSR_V_BIT | PSR_Q_BIT;
+
 	memcpy(regs->uregs, saved->uregs, 15 * sizeof(long)); /* r0-r12 sp lr */
+	/* arm checks a conditional instruction's condition before the pre_handler. */
+	regs->ARM_cpsr = (regs->ARM_cpsr & ~nzcvq) | (saved->ARM_cpsr & nzcvq);
 #elif defined(CONFIG_PPC)
 	memcpy(regs->gpr, saved->gpr, sizeof(regs->gpr));
 	regs->link = saved->link;
@@ -135,6 +155,8 @@ static void __kprobes restore_registers(struct pt_regs *regs,
 	       offsetofend(struct pt_regs, t6) - offsetof(struct pt_regs, ra));
 #elif defined(CONFIG_S390)
 	memcpy(regs->gprs, saved->gprs, sizeof(regs->gprs));
+	regs->psw.mask = (regs->psw.mask & ~PSW_MASK_CC) |
+			 (saved->psw.mask & PSW_MASK_CC);
 #endif
 }
 
@@ -164,8 +186,15 @@ static unsigned int __kprobes stack_room(unsigned long sp)
  * The site stays alive until the resume: it is freed only after an RCU
  * Tasks grace period, which this task, not preemptible meanwhile, holds.
  *
+ * A site being disarmed lets no handler start: its breakpoint may be gone
+ * by the resume.  The count of handlers in flight goes up before the
+ * site's wish is read, and kprobe_jprobes_quiesce() reads the count after
+ * the wish was cleared (a full barrier on each side): either the disarm
+ * waits for this CPU, or this CPU sees the site disarmed.
+ *
  * Return: 1 when the CPU goes to the handler; 0 when this CPU has a
- * handler in flight or a resume pending (the hit is then missed).
+ * handler in flight or a resume pending, or the site is being disarmed
+ * (the hit is then missed).
  */
 int __kprobes jprobe_enter(struct kprobe_site *site, struct kprobe *p,
 			   struct pt_regs *regs)
@@ -173,11 +202,16 @@ int __kprobes jprobe_enter(struct kprobe_site *site, struct kprobe *p,
 	struct jprobe *jp = container_of(p, struct jprobe, kp);
 	struct jprobe_flight *f = this_cpu_ptr(&jprobe_flight);
 
-	if (unlikely(f->site || __this_cpu_read(jprobe_resume.site))) {
-		kprobes_inc_nmissed_count(p);
-		return 0;
+	if (unlikely(f->site || __this_cpu_read(jprobe_resume.site)))
+		goto missed;
+	atomic_inc(&jprobes_in_flight);
+	smp_mb__after_atomic();		/* pairs with kprobe_jprobes_quiesce() */
+	if (unlikely(!data_race((bool)site->armed))) {
+		atomic_dec(&jprobes_in_flight);
+		goto missed;
 	}
 	preempt_disable();	/* until the resume, or jprobe_longjmp() */
+	pause_graph_tracing();
 	f->regs = *regs;
 	f->sp = kernel_stack_pointer(regs);
 	f->stack_len = stack_room(f->sp);
@@ -187,6 +221,9 @@ int __kprobes jprobe_enter(struct kprobe_site *site, struct kprobe *p,
 	f->site = site;
 	set_handler_entry(regs, jp->entry);
 	return 1;
+missed:
+	kprobes_inc_nmissed_count(p);
+	return 0;
 }
 
 NOKPROBE_SYMBOL(jprobe_enter);
@@ -229,6 +266,7 @@ void notrace noinline jprobe_return(void)
 		pr_emerg("kprobes: %s() outside a jprobe handler\n", __func__);
 		BUG();
 	}
+	f->low = (unsigned long)__builtin_frame_address(0);
 	asm volatile(JPROBE_TRAP_SP
 		     ".globl kprobe_jprobe_trap\n"
 		     "kprobe_jprobe_trap:\n\t"
@@ -241,17 +279,70 @@ NOKPROBE_SYMBOL(jprobe_return);
 
 extern kprobe_opcode_t kprobe_jprobe_trap[];
 
+/*
+ * The handler's frames are abandoned, not returned from: with KASAN their
+ * redzones would stay poisoned under the frames of whatever runs there
+ * next.
+ */
+static void __kprobes unpoison_handler_frames(struct jprobe_flight *f)
+{
+	unsigned long low = min_t(unsigned long, f->low,
+				  (unsigned long)__builtin_frame_address(0));
+
+	if (low < f->sp)
+		kasan_unpoison_range((void *)low, f->sp - low);
+}
+
+/*
+ * ppc64 with livepatch: ftrace's trampoline went to a handler whose ip
+ * it saw changed through livepatch_handler, which pushed three words on
+ * the task's livepatch stack for a return that never comes.
+ */
+static void __kprobes drop_livepatch_frame(void)
+{
+#ifdef CONFIG_LIVEPATCH_64
+	unsigned long *sp = current_thread_info()->livepatch_sp;
+
+	if (!WARN_ON_ONCE(sp[-1] != STACK_END_MAGIC))
+		current_thread_info()->livepatch_sp = sp - 3;
+#endif
+}
+
+/* The breakpoint is hit next, as the resume (kprobe_jprobe_resuming()). */
+static void __kprobes resume_at_site(struct jprobe_flight *f,
+				     struct kprobe_site *site,
+				     struct pt_regs *regs)
+{
+	instruction_pointer_set(regs, (unsigned long)site->addr);
+	__this_cpu_write(jprobe_resume.sp, f->sp);
+	__this_cpu_write(jprobe_resume.site, site);
+}
+
+/* Nothing to carry out at an ftrace location: the posts, and past it. */
+static void __kprobes resume_past_ftrace(struct kprobe_site *site,
+					 struct pt_regs *regs)
+{
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	drop_livepatch_frame();
+	instruction_pointer_set(regs, (unsigned long)site->addr +
+				      MCOUNT_INSN_SIZE);
+#endif
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
+	__this_cpu_write(current_kprobe, &site->aggr);
+	kprobe_site_post_handlers(site, regs);
+	atomic_dec(&jprobes_in_flight);
+	preempt_enable_no_resched();
+}
+
 /**
  * jprobe_longjmp() - the breakpoint of jprobe_return()
  * @trap: jprobe_trap
  * @regs: registers at the trap
  *
  * Puts back the registers and the stack of the hit, and sends the CPU
- * back to the site (see the top of the file).  The site is still armed
- * when the CPU gets there, unless it was disarmed already: a disarm waits
- * for this CPU's resume (kprobe_jprobes_quiesce()), so a site seen armed
- * here keeps its breakpoint until then, and one seen disarmed gets no
- * resume, the CPU simply running what is at the address.
+ * back to the site (see the top of the file).  The site's breakpoint is
+ * still there: the handler started while the site was armed, and a
+ * disarm since waits for the resume (kprobe_jprobes_quiesce()).
  *
  * Return: 1, the CPU goes elsewhere; 0 (the nop is stepped, and
  * jprobe_return() stops the kernel) when no handler is in flight.
@@ -263,27 +354,15 @@ static int __kprobes jprobe_longjmp(struct kprobe *trap, struct pt_regs *regs)
 
 	if (!site)
 		return 0;
+	unpoison_handler_frames(f);
 	restore_registers(regs, &f->regs);
 	memcpy((void *)f->sp, f->stack, f->stack_len);
 	f->site = NULL;
-	if (site->ftrace) {
-#ifdef CONFIG_KPROBES_ON_FTRACE
-		instruction_pointer_set(regs, (unsigned long)site->addr +
-					      MCOUNT_INSN_SIZE);
-#endif
-		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
-		__this_cpu_write(current_kprobe, &site->aggr);
-		kprobe_site_post_handlers(site, regs);
-		preempt_enable_no_resched();
-		return 1;
-	}
-	instruction_pointer_set(regs, (unsigned long)site->addr);
-	if (data_race((bool)site->armed)) {
-		__this_cpu_write(jprobe_resume.sp, f->sp);
-		__this_cpu_write(jprobe_resume.site, site);
-	} else {
-		preempt_enable_no_resched();
-	}
+	unpause_graph_tracing();
+	if (site->ftrace)
+		resume_past_ftrace(site, regs);
+	else
+		resume_at_site(f, site, regs);
 	return 1;
 }
 
@@ -309,6 +388,7 @@ bool __kprobes kprobe_jprobe_resuming(struct kprobe_site *site,
 	if (likely(r->site != site) || r->sp != kernel_stack_pointer(regs))
 		return false;
 	r->site = NULL;
+	atomic_dec(&jprobes_in_flight);
 	preempt_enable_no_resched();
 	return true;
 }
@@ -326,19 +406,20 @@ struct kprobe *__kprobes kprobe_jprobe_trap_at(void *addr)
 NOKPROBE_SYMBOL(kprobe_jprobe_trap_at);
 
 /**
- * kprobe_jprobes_quiesce() - wait for the resumes pending on every CPU
+ * kprobe_jprobes_quiesce() - wait for the handlers and resumes in flight
  *
  * Called before the text of sites changes under their breakpoints (a
- * disarm, a branch of jump optimization): after site->armed was cleared,
- * or the site was taken by the optimizer, under kprobe_mutex.  A CPU from
- * jprobe_enter() to its resume runs with preemption off; synchronize_rcu()
- * waits for it, so every CPU that saw the site armed in jprobe_longjmp()
- * hits its breakpoint before the text changes.  Nothing to wait for until
- * the first jprobe.
+ * disarm, a branch of jump optimization), after site->armed was cleared
+ * or the site taken by the optimizer, under kprobe_mutex.  A CPU runs
+ * with preemption off from jprobe_enter() to its resume, and
+ * synchronize_rcu() waits for it; one that starts later sees the site
+ * disarmed (jprobe_enter()).  No wait when nothing is in flight, which is
+ * always but while a jprobe's handler runs.
  */
 void kprobe_jprobes_quiesce(void)
 {
-	if (smp_load_acquire(&jprobes_ready))
+	smp_mb();	/* the wish cleared, then the count: jprobe_enter() */
+	if (atomic_read(&jprobes_in_flight))
 		synchronize_rcu();
 }
 

@@ -1290,8 +1290,9 @@ static void optimized_probe_fires_through_jump(struct kunit *test)
 }
 
 /*
- * A jprobe comes and goes, and is disabled and enabled, while the other
- * CPU calls its function in a loop, checking each result: on that CPU the
+ * A jprobe comes and goes, is disabled and enabled, and every probe is
+ * disarmed and armed again, while the other CPU calls its function in a
+ * loop, checking each result: on that CPU the
  * handler is entered with the arguments, comes back, and the function
  * then runs as if nothing had happened, whatever the change under way.
  */
@@ -1356,6 +1357,11 @@ static void jprobe_churn_while_called(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, disable_jprobe(&jp), 0);
 		msleep(1);
 		KUNIT_EXPECT_EQ(test, enable_jprobe(&jp), 0);
+		msleep(2);
+		/* Every probe disarmed, as debugfs' enabled does. */
+		KUNIT_EXPECT_EQ(test, kprobes_set_armed(false), 0);
+		msleep(1);
+		KUNIT_EXPECT_EQ(test, kprobes_set_armed(true), 0);
 		msleep(2);
 		unregister_jprobe(&jp);
 		msleep(1);
