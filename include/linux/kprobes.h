@@ -305,9 +305,11 @@ struct kprobe_site {
 	bool			post_single;	/* ->single is the only probe and
 						 * has a post_handler */
 	/*
-	 * Only ever read and written under kprobe_mutex: bits of one byte,
-	 * which no store to the bytes above can touch (they are separate
-	 * memory locations to the compiler).
+	 * Written under kprobe_mutex: bits of one byte, which no store to
+	 * the bytes above can touch (they are separate memory locations to
+	 * the compiler).  Read under it too, but for ->armed, which a classic
+	 * architecture's jprobe_enter() reads without it: the byte's
+	 * read-modify-writes of the other bits leave it as it was.
 	 */
 	u8			opt:2;		/* enum kprobe_opt_state (optimizer.c) */
 	bool			armed:1;	/* int3 wanted in the text */

@@ -68,7 +68,6 @@ struct jprobe_flight {
 	struct kprobe_site	*site;	/* NULL: none in flight */
 	struct pt_regs		regs;	/* at the hit */
 	unsigned long		sp;	/* the stack pointer at the hit */
-	unsigned long		low;	/* the handler's deepest frame */
 	unsigned int		stack_len;
 	u8			stack[JPROBE_STACK_BYTES];
 };
@@ -250,6 +249,20 @@ NOKPROBE_SYMBOL(jprobe_setjmp);
 #define JPROBE_TRAP_SP	""
 #endif
 
+/*
+ * The handler's frames are abandoned, not returned from: with KASAN their
+ * redzones would stay poisoned under whatever runs there next, starting
+ * with the trap's own frame on arm64, which is built at the hit's stack
+ * pointer.  This file is not instrumented, so its frames poison nothing.
+ */
+static __always_inline void unpoison_handler_frames(struct jprobe_flight *f)
+{
+	unsigned long low = (unsigned long)__builtin_frame_address(0);
+
+	if (low < f->sp)
+		kasan_unpoison_range((void *)low, f->sp - low);
+}
+
 /**
  * jprobe_return() - end a jprobe handler
  *
@@ -266,7 +279,7 @@ void notrace noinline jprobe_return(void)
 		pr_emerg("kprobes: %s() outside a jprobe handler\n", __func__);
 		BUG();
 	}
-	f->low = (unsigned long)__builtin_frame_address(0);
+	unpoison_handler_frames(f);
 	asm volatile(JPROBE_TRAP_SP
 		     ".globl kprobe_jprobe_trap\n"
 		     "kprobe_jprobe_trap:\n\t"
@@ -278,20 +291,6 @@ EXPORT_SYMBOL_GPL(jprobe_return);
 NOKPROBE_SYMBOL(jprobe_return);
 
 extern kprobe_opcode_t kprobe_jprobe_trap[];
-
-/*
- * The handler's frames are abandoned, not returned from: with KASAN their
- * redzones would stay poisoned under the frames of whatever runs there
- * next.
- */
-static void __kprobes unpoison_handler_frames(struct jprobe_flight *f)
-{
-	unsigned long low = min_t(unsigned long, f->low,
-				  (unsigned long)__builtin_frame_address(0));
-
-	if (low < f->sp)
-		kasan_unpoison_range((void *)low, f->sp - low);
-}
 
 /*
  * ppc64 with livepatch: ftrace's trampoline went to a handler whose ip
@@ -322,14 +321,19 @@ static void __kprobes resume_at_site(struct jprobe_flight *f,
 static void __kprobes resume_past_ftrace(struct kprobe_site *site,
 					 struct pt_regs *regs)
 {
+	unsigned long flags;
+
 #ifdef CONFIG_KPROBES_ON_FTRACE
 	drop_livepatch_frame();
 	instruction_pointer_set(regs, (unsigned long)site->addr +
 				      MCOUNT_INSN_SIZE);
 #endif
+	/* s390 takes the trap with the handler's interrupts: as classic.c. */
+	local_irq_save(flags);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
 	__this_cpu_write(current_kprobe, &site->aggr);
 	kprobe_site_post_handlers(site, regs);
+	local_irq_restore(flags);
 	atomic_dec(&jprobes_in_flight);
 	preempt_enable_no_resched();
 }
@@ -354,7 +358,6 @@ static int __kprobes jprobe_longjmp(struct kprobe *trap, struct pt_regs *regs)
 
 	if (!site)
 		return 0;
-	unpoison_handler_frames(f);
 	restore_registers(regs, &f->regs);
 	memcpy((void *)f->sp, f->stack, f->stack_len);
 	f->site = NULL;
