@@ -271,7 +271,7 @@ static __always_inline void unpoison_handler_frames(struct jprobe_flight *f)
  * stack.  The handler runs with preemption off, so this is the CPU of its
  * hit.
  */
-void notrace noinline jprobe_return(void)
+noinline void notrace jprobe_return(void)
 {
 	struct jprobe_flight *f = raw_cpu_ptr(&jprobe_flight);
 
