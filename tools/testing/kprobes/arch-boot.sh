@@ -25,6 +25,11 @@
 #                 an architecture checked by arch-init; then arch-init's
 #                 results side by side with ours (an earlier boot of ours):
 #                 any check that differs fails the run
+#   ARCH_FTRACETEST=1  also upstream's ftrace kprobe selftests
+#                 (ftrace-cases.sh) at the end of arch-init, with the
+#                 arch's static bash, for a kernel with the function
+#                 tracer; their results are kept, and with ARCH_UPSTREAM=1
+#                 compared with ours as arch-init's are
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -181,6 +186,20 @@ if [ ! -x "$bb" ]; then
 	rm -rf "$tmp"
 fi
 
+# static_bash <path>: Debian's bash-static of the architecture there
+# (once), for ftracetest, which wants a real bash.
+static_bash() {
+	local b=$BUILD/bash-$arch tmp
+	if [ ! -x "$b" ]; then
+		tmp=$(mktemp -d)
+		(cd "$tmp" && apt-get download -qq "bash-static:$debarch")
+		dpkg-deb -x "$tmp"/bash-static_*.deb "$tmp/x"
+		cp "$tmp/x/bin/bash-static" "$b"
+		rm -rf "$tmp"
+	fi
+	cp "$b" "$1"
+}
+
 kmake() { make -s -C "$src" O="$obj" ARCH="$karch" ${cross:+CROSS_COMPILE="$cross"} "$@"; }
 # Every option of the last fragment must stick (an earlier one may be
 # overridden by it).
@@ -221,6 +240,11 @@ else
 	cp "$bb" "$root/bin/busybox"
 	for t in sh mount dmesg insmod rmmod grep cat reboot true; do ln -s busybox "$root/bin/$t"; done
 	install -m 755 "$top/tools/testing/kprobes/arch-init" "$root/init"
+	if [ "${ARCH_FTRACETEST:-0}" = 1 ]; then
+		. "$top/tools/testing/kprobes/ftrace-cases.sh"
+		ftrace_cases_pack "$src" "$root"
+		static_bash "$root/bin/bash"
+	fi
 	find "$obj/samples/kprobes" -name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \;
 	(cd "$root" && find . | cpio -o -H newc --quiet) > "$obj/initramfs.cpio"
 	done_line='arch-init: done'
@@ -294,6 +318,19 @@ init_results() {
 if [ -z "$selftests" ]; then
 	init_results "$log" > "$obj/init-results.txt"
 fi
+# ftracetest's lines (arch-init), as "RESULT<tab>case" (ARCH_FTRACETEST=1).
+if [ "${ARCH_FTRACETEST:-0}" = 1 ]; then
+	tr -d '\r' < "$log" |
+		sed -n 's/^ftracetest: \[[0-9]*\] \(.*[^[:space:]]\)[[:space:]]*\[\([A-Z]*\)\]$/\2	\1/p' \
+		> "$obj/ftracetest-results.txt"
+	if [ -s "$obj/ftracetest-results.txt" ]; then
+		echo "arch-boot: ftracetest: $(cut -f1 "$obj/ftracetest-results.txt" | sort | uniq -c |
+			awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')"
+	else
+		echo "arch-boot: ftracetest: no results"
+		st=1
+	fi
+fi
 if [ "$upstream" = 1 ]; then
 	ours=$BUILD/obj-$arch/init-results.txt
 	if [ ! -s "$ours" ]; then
@@ -305,6 +342,19 @@ if [ "$upstream" = 1 ]; then
 		echo "arch-boot: beside upstream: $arch differs (ours -, upstream +):"
 		sed -n '3,$p' "$obj/beside.diff" | sed 's/^/arch-boot:   /'
 		st=1
+	fi
+	if [ "${ARCH_FTRACETEST:-0}" = 1 ]; then
+		ours=$BUILD/obj-$arch/ftracetest-results.txt
+		if [ ! -s "$ours" ]; then
+			echo "arch-boot: beside upstream: no ftracetest results of ours: boot ours with ARCH_FTRACETEST=1 first"
+			st=1
+		elif diff -u "$ours" "$obj/ftracetest-results.txt" > "$obj/beside-ftracetest.diff"; then
+			echo "arch-boot: beside upstream: the same $(wc -l < "$ours") ftracetest results on $arch"
+		else
+			echo "arch-boot: beside upstream: ftracetest on $arch differs (ours -, upstream +):"
+			sed -n '3,$p' "$obj/beside-ftracetest.diff" | sed 's/^/arch-boot:   /'
+			st=1
+		fi
 	fi
 fi
 exit $st

@@ -33,15 +33,7 @@ cp "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/kselftest/kpr
 # that its module case loads with modprobe.
 . "$top/tools/testing/kprobes/ftrace-cases.sh"
 if grep -q '^CONFIG_KPROBE_EVENTS=y' "$obj/.config" 2>/dev/null; then
-	ft=$src/tools/testing/selftests/ftrace
-	mkdir -p "$root/kselftest/ftrace/test.d/dynevent"
-	cp "$ft/ftracetest" "$root/kselftest/ftrace/"
-	cp "$ft/test.d/functions" "$root/kselftest/ftrace/test.d/"
-	for c in $FTRACE_CASES; do
-		cp -r "$ft/$c" "$root/kselftest/ftrace/$c"
-	done
-	echo $FTRACE_CASES > "$root/kselftest/ftrace/cases"
-	echo $FTRACE_CORE_CASES > "$root/kselftest/ftrace/cases-core"
+	ftrace_cases_pack "$src" "$root"
 	cp /bin/bash-static "$root/bin/bash"
 	krel=$(cat "$obj/include/config/kernel.release")
 	if [ -f "$obj/samples/trace_printk/trace-printk.ko" ]; then
