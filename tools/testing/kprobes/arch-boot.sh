@@ -334,30 +334,25 @@ if [ "${ARCH_FTRACETEST:-0}" = 1 ]; then
 		st=1
 	fi
 fi
-if [ "$upstream" = 1 ]; then
-	ours=$BUILD/obj-$arch/init-results.txt
+# compare_beside <results file> <what>: this boot's results against
+# ours (an earlier boot, $BUILD/obj-<arch>), line by line; a difference
+# is printed as a diff and fails the run.
+compare_beside() {
+	local ours=$BUILD/obj-$arch/$1 what=$2 d=$obj/beside-${1%.txt}.diff
+
 	if [ ! -s "$ours" ]; then
-		echo "arch-boot: beside upstream: no results of ours ($ours): boot ours first"
+		echo "arch-boot: beside upstream: no ${what}results of ours ($ours): boot ours first"
 		st=1
-	elif diff -u "$ours" "$obj/init-results.txt" > "$obj/beside.diff"; then
-		echo "arch-boot: beside upstream: the same $(wc -l < "$ours") results on $arch"
+	elif diff -u "$ours" "$obj/$1" > "$d"; then
+		echo "arch-boot: beside upstream: the same $(wc -l < "$ours") ${what}results on $arch"
 	else
-		echo "arch-boot: beside upstream: $arch differs (ours -, upstream +):"
-		sed -n '3,$p' "$obj/beside.diff" | sed 's/^/arch-boot:   /'
+		echo "arch-boot: beside upstream: ${what}results on $arch differ (ours -, upstream +):"
+		sed -n '3,$p' "$d" | sed 's/^/arch-boot:   /'
 		st=1
 	fi
-	if [ "${ARCH_FTRACETEST:-0}" = 1 ]; then
-		ours=$BUILD/obj-$arch/ftracetest-results.txt
-		if [ ! -s "$ours" ]; then
-			echo "arch-boot: beside upstream: no ftracetest results of ours: boot ours with ARCH_FTRACETEST=1 first"
-			st=1
-		elif diff -u "$ours" "$obj/ftracetest-results.txt" > "$obj/beside-ftracetest.diff"; then
-			echo "arch-boot: beside upstream: the same $(wc -l < "$ours") ftracetest results on $arch"
-		else
-			echo "arch-boot: beside upstream: ftracetest on $arch differs (ours -, upstream +):"
-			sed -n '3,$p' "$obj/beside-ftracetest.diff" | sed 's/^/arch-boot:   /'
-			st=1
-		fi
-	fi
+}
+if [ "$upstream" = 1 ]; then
+	compare_beside init-results.txt ""
+	[ "${ARCH_FTRACETEST:-0}" = 1 ] && compare_beside ftracetest-results.txt "ftracetest "
 fi
 exit $st
