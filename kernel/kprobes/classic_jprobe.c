@@ -292,6 +292,7 @@ NOKPROBE_SYMBOL(jprobe_return);
 
 extern kprobe_opcode_t kprobe_jprobe_trap[];
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
 /*
  * ppc64 with livepatch: ftrace's trampoline went to a handler whose ip
  * it saw changed through livepatch_handler, which pushed three words on
@@ -306,6 +307,7 @@ static void __kprobes drop_livepatch_frame(void)
 		current_thread_info()->livepatch_sp = sp - 3;
 #endif
 }
+#endif
 
 /* The breakpoint is hit next, as the resume (kprobe_jprobe_resuming()). */
 static void __kprobes resume_at_site(struct jprobe_flight *f,
@@ -401,6 +403,7 @@ NOKPROBE_SYMBOL(kprobe_jprobe_resuming);
 /* get_kprobe()'s answer at jprobe_return()'s breakpoint, once it is there. */
 struct kprobe *__kprobes kprobe_jprobe_trap_at(void *addr)
 {
+	/* Pairs with the release in kprobe_jprobes_ready(): prepared, armed. */
 	if (addr != (void *)kprobe_jprobe_trap || !smp_load_acquire(&jprobes_ready))
 		return NULL;
 	return &jprobe_trap;
@@ -421,7 +424,8 @@ NOKPROBE_SYMBOL(kprobe_jprobe_trap_at);
  */
 void kprobe_jprobes_quiesce(void)
 {
-	smp_mb();	/* the wish cleared, then the count: jprobe_enter() */
+	/* The wish cleared, then the count: pairs with jprobe_enter()'s. */
+	smp_mb();
 	if (atomic_read(&jprobes_in_flight))
 		synchronize_rcu();
 }
@@ -440,6 +444,7 @@ int kprobe_jprobes_ready(void)
 {
 	int ret = 0;
 
+	/* Pairs with the release below: a jprobe sees the breakpoint armed. */
 	if (smp_load_acquire(&jprobes_ready))
 		return 0;
 	mutex_lock(&kprobe_mutex);
@@ -452,9 +457,12 @@ int kprobe_jprobes_ready(void)
 			arch_arm_kprobe(&jprobe_trap);
 		mutex_unlock(&text_mutex);
 		cpus_read_unlock();
-		if (!ret)
-			smp_store_release(&jprobes_ready, true);
+		if (ret)
+			goto out;
+		/* After the arming: kprobe_jprobe_trap_at() and above acquire. */
+		smp_store_release(&jprobes_ready, true);
 	}
+out:
 	mutex_unlock(&kprobe_mutex);
 	return ret;
 }

@@ -222,6 +222,7 @@ static void site_update_arming(struct kprobe_site *site)
 	kprobe_site_update_single(site);
 	WRITE_ONCE(site->stepped, site_needs_step(site));
 	WRITE_ONCE(site->posted, site_has_post(site));
+	/* Pairs with the smp_rmb()s of ftrace_end_hit() (above). */
 	smp_wmb();
 	WRITE_ONCE(site->post_single, site_post_single(site));
 	if (site->ftrace)

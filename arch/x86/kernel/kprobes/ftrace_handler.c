@@ -93,8 +93,10 @@ static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 		goto out;
 	}
 	instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
+	/* ->single read by the caller, then ->post_single: site_update_arming() */
 	smp_rmb();
 	if (single && READ_ONCE(site->post_single)) {
+		/* ->post_single, then ->single again: site_update_arming() */
 		smp_rmb();
 		p = kprobe_running();
 		if (likely(p == rcu_dereference_sched(site->single))) {
