@@ -37,78 +37,42 @@ BUILD=${BUILD:-$top/build}
 arch=$1
 src=${SRC:-$BUILD/src}
 obj=$BUILD/obj-$arch
-karch=$arch
 frags=$top/configs/arch/$arch.config
+. "$top/tools/testing/kprobes/arch-tools.sh"
+arch_describe "$arch" || { echo "arch-boot: no boot for $arch" >&2; exit 2; }
+# What each boot checks: the KUnit suites, and for the site interface the
+# selftests that apply and the modules they load (the others' /init is
+# arch-init).
+append="console=$console panic=-1"
+suites="kprobes_test kprobes_return_jump"
+selftests= modules=
 case "$arch" in
-arm64)
-	# Classic interface: no jprobes.
-	cross=aarch64-linux-gnu- image=arch/arm64/boot/Image debarch=arm64
-	suites="kprobes_test kprobes_return_jump"
-	selftests= modules=
-	pkgs="gcc-aarch64-linux-gnu qemu-system-arm"
-	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -append "console=ttyAMA0 panic=-1")
-	;;
-arm)
-	# Classic interface, in ARM mode: arm's own jump optimization
-	# (classic_opt.c), and its kretprobe trampoline.
-	karch=arm cross=arm-linux-gnueabihf- image=arch/arm/boot/zImage debarch=armhf
-	suites="kprobes_test kprobes_return_jump"
-	selftests= modules=
-	pkgs="gcc-arm-linux-gnueabihf qemu-system-arm"
-	qemu=(qemu-system-arm -M virt -cpu cortex-a15 -append "console=ttyAMA0 panic=-1")
-	;;
-ppc64le)
-	# Classic interface, with the function tracer: probes at ftrace
-	# locations go through powerpc's own kprobe_ftrace_handler().
-	karch=powerpc cross=powerpc64le-linux-gnu- image=vmlinux debarch=ppc64el
-	suites="kprobes_test kprobes_return_jump"
-	selftests= modules=
-	pkgs="gcc-powerpc64le-linux-gnu qemu-system-ppc"
-	qemu=(qemu-system-ppc64 -M pseries -cpu power9 -append "console=hvc0 panic=-1")
-	;;
-s390x)
-	# Classic interface, with the function tracer: probes at ftrace
-	# locations go through s390's own kprobe_ftrace_handler(),
-	# kretprobes through rethook.
-	karch=s390 cross=s390x-linux-gnu- image=arch/s390/boot/bzImage debarch=s390x
-	suites="kprobes_test kprobes_return_jump"
-	selftests= modules=
-	pkgs="gcc-s390x-linux-gnu qemu-system-s390x"
-	qemu=(qemu-system-s390x -M s390-ccw-virtio -cpu max -append "console=ttysclp0 panic=-1")
-	;;
-riscv64)
-	# Classic interface, kretprobes through rethook.  Debian 12 has no
-	# riscv64 busybox: it is built from Debian's source (below).
-	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image debarch=riscv64
-	suites="kprobes_test kprobes_return_jump"
-	selftests= modules=
-	pkgs="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-system-riscv"
-	qemu=(qemu-system-riscv64 -M virt -cpu rv64 -append "console=ttyS0 panic=-1")
-	;;
+# arm64: classic interface, jprobes through classic_jprobe.c.
+# arm: classic interface, in ARM mode: arm's own jump optimization
+#   (classic_opt.c), and its kretprobe trampoline.
+# ppc64le: classic interface, with the function tracer: probes at ftrace
+#   locations go through powerpc's own kprobe_ftrace_handler().
+# s390x: classic interface, with the function tracer: probes at ftrace
+#   locations go through s390's own kprobe_ftrace_handler(), kretprobes
+#   through rethook.
+# riscv64: classic interface, kretprobes through rethook.  Debian 12 has
+#   no riscv64 busybox: it is built from Debian's source (arch-tools.sh).
 i386)
 	# The site interface, as x86-64: jprobes work.
-	cross= image=arch/x86/boot/bzImage debarch=i386
 	suites="kprobes_test kprobes_return_jump kprobes_x86_paths"
-	pkgs="gcc qemu-system-x86"
-	# The selftests that apply, and the modules they load.
 	selftests="debugfs kprobe-example kretprobe-example jprobe-example module-probes optimization kprobes-bench"
 	modules="kprobes_target kprobes_bench"
-	qemu=(qemu-system-i386 -cpu max,vendor=GenuineIntel
-	      -append "console=ttyS0 panic=-1 watchdog_thresh=5 kpscripts=$(echo $selftests | tr ' ' ,)")
 	;;
 x86_64-fp)
 	# The test kernel, its unwinder switched (the last fragment).
-	karch=x86_64 cross= image=arch/x86/boot/bzImage debarch=amd64
 	frags="$top/configs/test.config $top/configs/kunit.config $frags"
 	suites="kprobes_test kprobes_return_jump kprobes_x86_paths kprobes_core kprobes_optimization"
-	pkgs="gcc qemu-system-x86"
 	selftests="kretprobe-example module-probes"
 	modules="kprobes_target"
-	qemu=(qemu-system-x86_64 -cpu max
-	      -append "console=ttyS0 panic=-1 watchdog_thresh=5 kpscripts=$(echo $selftests | tr ' ' ,)")
 	;;
-*) echo "arch-boot: no boot for $arch" >&2; exit 2 ;;
 esac
+[ -z "$selftests" ] ||
+	append="$append watchdog_thresh=5 kpscripts=$(echo $selftests | tr ' ' ,)"
 
 upstream=${ARCH_UPSTREAM:-0}
 if [ "$upstream" = 1 ]; then
@@ -123,68 +87,8 @@ if [ "$upstream" = 1 ]; then
 	frags=$obj/upstream.config
 fi
 
-missing=
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	echo "arch-boot: installing$missing"
-	# QEMU from bookworm-backports, as setup.sh installs it (its parts
-	# share one qemu-system-common).
-	backports=
-	grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/ &&
-		backports="-t bookworm-backports"
-	apt-get install -y -qq --no-install-recommends $backports $missing > /dev/null
-fi
-# build_busybox <dir>: a static busybox with the applets arch-init uses,
-# from Debian's source of its busybox, by the cross compiler (a few
-# seconds), for an architecture Debian 12 has no package of.
-build_busybox() {
-	local dir=$1 o
-	grep -rqs '^deb-src.*debian bookworm main' /etc/apt/sources.list /etc/apt/sources.list.d/ || {
-		echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
-			> /etc/apt/sources.list.d/kprobes-src.list
-		apt-get update -qq > /dev/null 2>&1 || true
-	}
-	(cd "$dir" && apt-get source --download-only -qq busybox > /dev/null 2>&1)
-	tar -xjf "$dir"/busybox_*.orig.tar.bz2 -C "$dir"
-	(
-		cd "$dir"/busybox-*/
-		make -s allnoconfig > /dev/null
-		for o in STATIC BUSYBOX SH_IS_ASH ASH ASH_ECHO ASH_TEST FEATURE_SH_MATH \
-			 MOUNT DMESG INSMOD RMMOD GREP CAT REBOOT HALT TRUE; do
-			sed -i "s/^# CONFIG_$o is not set/CONFIG_$o=y/" .config
-		done
-		{ yes "" || true; } | make -s oldconfig > /dev/null 2>&1
-		make -s CROSS_COMPILE="$cross" -j"$(nproc)" > /dev/null 2>&1
-	)
-	cp "$dir"/busybox-*/busybox "$bb"
-}
-# A static busybox of the architecture, from Debian's archive (once), or
-# built (riscv64); the host's own for its own architecture.
-bb=$BUILD/busybox-$arch
-if [ ! -x "$bb" ] && [ -x /bin/busybox ] &&
-   [ "$debarch" = "$(dpkg --print-architecture)" ]; then
-	cp /bin/busybox "$bb"
-fi
-if [ ! -x "$bb" ] && [ "$debarch" = riscv64 ]; then
-	# Not a release architecture of Debian 12: no package to fetch.
-	tmp=$(mktemp -d)
-	build_busybox "$tmp"
-	rm -rf "$tmp"
-fi
-if [ ! -x "$bb" ]; then
-	dpkg --print-foreign-architectures | grep -qx "$debarch" ||
-		dpkg --add-architecture "$debarch"
-	# An index of the archive may be mid-sync (seen for bookworm-security's
-	# i386 one): the download below says whether what we need is there.
-	apt-get update -qq > /dev/null 2>&1 || true
-	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get download -qq "busybox-static:$debarch")
-	dpkg-deb -x "$tmp"/busybox-static_*.deb "$tmp/x"
-	cp "$tmp/x/bin/busybox" "$bb"
-	rm -rf "$tmp"
-fi
+arch_packages
+arch_busybox "$arch"
 
 # static_bash <path>: Debian's bash-static of the architecture there
 # (once), for ftracetest, which wants a real bash.
@@ -220,7 +124,13 @@ if [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want" ]; then
 	echo "$want" > "$obj/.fragments"
 fi
 echo "arch-boot: building $obj"
-kmake -j"$(nproc)" "$(basename "$image")" modules
+kmake -j"$(nproc)" "$(basename "$image")" modules 2>&1 | tee "$obj/build.log"
+# A compiler warning in our files fails the boot (on a fresh build: an
+# incremental one shows only what it compiles again).
+if grep -E '(kernel/kprobes/|include/linux/kprobes)[^ :]*:[0-9]+:[0-9]+: warning' "$obj/build.log"; then
+	echo "arch-boot: the compiler warns about our files ($obj/build.log)" >&2
+	exit 1
+fi
 
 if [ -n "$selftests" ]; then
 	# The test initramfs of x86-64's boots, with this architecture's
@@ -257,7 +167,7 @@ log=$obj/boot.log
 boot_timeout=600
 [ "${ARCH_FTRACETEST:-0}" = 1 ] && boot_timeout=2700
 echo "arch-boot: booting $arch (console in $log)"
-timeout --foreground "${TIMEOUT:-$boot_timeout}" "${qemu[@]}" -accel tcg,thread=multi -smp 2 -m 512 -nographic -no-reboot \
+timeout --foreground "${TIMEOUT:-$boot_timeout}" "${qemu[@]}" -append "$append" -accel tcg,thread=multi -smp 2 -m 512 -nographic -no-reboot \
 	-kernel "$obj/$image" -initrd "$obj/initramfs.cpio" < /dev/null > "$log" 2>&1 || true
 
 # The verdict, by make check's judge (judge.sh, ktap.py): both documents
