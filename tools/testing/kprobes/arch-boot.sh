@@ -153,6 +153,22 @@ else
 	if [ "${ARCH_FTRACETEST:-0}" = 1 ]; then
 		. "$top/tools/testing/kprobes/ftrace-cases.sh"
 		ftrace_cases_pack "$src" "$root"
+		# On s390x under QEMU, kprobe_insn_boundary.tc (an event on
+		# every instruction of kernel_clone(), all enabled) oopses
+		# pristine upstream as it does ours, the same way: an
+		# operation exception at the breakpoint of kernel_clone+0x4e,
+		# the instruction after a stepped tmlh, that no handler
+		# takes.  The oops ends the run; without the case, the
+		# others run on both.
+		# On ppc64le, multiple_kprobes.tc (events at +8 of the first
+		# 256 text functions that take one, all enabled) wedges
+		# pristine upstream as it does ours, at the same event: the
+		# one at do_program_check+8, which the program check of its
+		# own breakpoint calls again before any Kprobes code runs.
+		[ "$arch" != s390x ] ||
+			rm "$root/kselftest/ftrace/test.d/kprobe/kprobe_insn_boundary.tc"
+		[ "$arch" != ppc64le ] ||
+			rm "$root/kselftest/ftrace/test.d/kprobe/multiple_kprobes.tc"
 		static_bash "$root/bin/bash"
 	fi
 	find "$obj/samples/kprobes" -name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \;
