@@ -17,6 +17,8 @@
 #                      Kprobes code (ARCHS="arm riscv ..." for some)
 #   make patches       write the patch series to build/patches/
 #   make bench         the benchmark on our kernel and on pristine upstream
+#                      (BENCH_CONFIG=tracing: the tracing kernels;
+#                      ARCH=arm64: both built for arm64)
 #   make ftrace-reference  upstream's ftrace kprobe selftests on pristine
 #                      upstream and on ours; rewrites the reference make
 #                      check holds ours to (ftracetest-upstream.txt)

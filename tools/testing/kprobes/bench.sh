@@ -25,6 +25,18 @@ test)    configs=test; sfx= ;;
 tracing) configs="test tracing"; sfx=-tracing ;;
 *) echo "bench: BENCH_CONFIG is test or tracing" >&2; exit 1 ;;
 esac
+# ARCH=arm64 (make bench ARCH=arm64): both kernels built for arm64 with
+# configs/arch/arm64-bench.config (its test configuration), booted under
+# qemu-system-aarch64, in folders and a result directory ending in -arm64.
+guest=${ARCH:-x86_64}
+case "$guest" in
+x86_64) ;;
+arm64)
+	[ "${BENCH_CONFIG:-test}" = test ] ||
+		{ echo "bench: ARCH=arm64 has its own configuration" >&2; exit 1; }
+	configs=arch/arm64-bench sfx=-arm64 ;;
+*) echo "bench: ARCH is x86_64 or arm64" >&2; exit 1 ;;
+esac
 out=$BUILD/bench$sfx
 src=$BUILD/src
 mkdir -p "$out"
@@ -34,9 +46,10 @@ upsrc=$(pristine_tree)
 # kernel <name>: the environment that builds and boots one of the two.
 kernel_env() {
 	case "$1" in
-	ours)     echo "SRC=$src OBJ=$BUILD/obj-bench$sfx MODSRC=$mods MODULES=kprobes_bench.o" ;;
-	upstream) echo "SRC=$upsrc OBJ=$BUILD/obj-upstream$sfx MODSRC=$mods MODULES=kprobes_bench.o" ;;
+	ours)     echo "SRC=$src OBJ=$BUILD/obj-bench$sfx" ;;
+	upstream) echo "SRC=$upsrc OBJ=$BUILD/obj-upstream$sfx" ;;
 	esac
+	echo "MODSRC=$mods MODULES=kprobes_bench.o GUEST_ARCH=$guest"
 }
 
 mods=$top/tools/testing/selftests/kprobes/test_modules

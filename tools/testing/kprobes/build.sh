@@ -10,6 +10,8 @@
 #   CONFIGS  fragments of configs/ on top of tinyconfig (default: the KERNEL's)
 #   EXTRA_CONFIGS  more fragment files
 #   MODSRC   external modules to build (default: the selftests' modules)
+#   GUEST_ARCH  an architecture of arch-tools.sh to build for, with
+#            Debian's cross compiler (default: x86_64, the host's)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -20,7 +22,13 @@ obj=${OBJ:-$(kernel_obj "${KERNEL:-test}")}
 frags=
 for c in ${CONFIGS:-$(kernel_configs "${KERNEL:-test}")}; do frags="$frags $top/configs/$c.config"; done
 frags="$frags ${EXTRA_CONFIGS:-}"
-kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 "$@"; }
+karch=x86_64 cross= image=arch/x86/boot/bzImage
+if [ "${GUEST_ARCH:-x86_64}" != x86_64 ]; then
+	. "$top/tools/testing/kprobes/arch-tools.sh"
+	arch_describe "$GUEST_ARCH" || { echo "build: no $GUEST_ARCH" >&2; exit 2; }
+	arch_packages
+fi
+kmake() { make -s -C "$src" O="$obj" ARCH="$karch" ${cross:+CROSS_COMPILE="$cross"} "$@"; }
 
 mkdir -p "$obj"
 want=$(cat $frags | sha256sum | cut -d' ' -f1)
@@ -46,7 +54,7 @@ fi
 echo "build: kernel in $obj"
 # Settle options that a Kconfig change brought in, without asking.
 kmake olddefconfig
-kmake -j"$(nproc)" bzImage modules
+kmake -j"$(nproc)" "$(basename "$image")" modules
 # The selftests' modules, built in a copy per kernel so that two kernels
 # never share objects (rsync -c keeps unchanged files' times).
 kst=${MODSRC:-$src/tools/testing/selftests/kprobes/test_modules}
@@ -58,6 +66,7 @@ if [ -d "$kst" ]; then
 	kmake -j"$(nproc)" M="$obj/selftest-modules" ${MODULES:+KPROBES_MODULES="$MODULES"} modules
 fi
 # Every instruction boundary of some core functions, for test-everyinsn.sh.
+[ "$karch" = x86_64 ] || exit 0
 if [ ! "$obj/everyinsn.txt" -nt "$obj/vmlinux" ] ||
    [ "$top/tools/testing/kprobes/everyinsn.py" -nt "$obj/everyinsn.txt" ]; then
 	python3 "$top/tools/testing/kprobes/everyinsn.py" "$obj" > "$obj/everyinsn.txt.tmp"

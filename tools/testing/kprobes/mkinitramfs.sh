@@ -6,6 +6,9 @@
 #   mkinitramfs.sh <output.cpio>
 #   SCRIPTS  where the selftest scripts are (default: the assembled tree's)
 #   BUSYBOX  a static busybox of the guest's architecture (default: the host's)
+#   GUEST_ARCH  x86_64 (the default) or another (run.sh's): the programs
+#            built or taken from the host (bash, ftracetest's cases, the
+#            PMU tool) go only into an x86-64 guest's
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -32,7 +35,8 @@ cp "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/kselftest/kpr
 # cases-core), the real bash ftracetest wants, and the trace-printk sample
 # that its module case loads with modprobe.
 . "$top/tools/testing/kprobes/ftrace-cases.sh"
-if grep -q '^CONFIG_KPROBE_EVENTS=y' "$obj/.config" 2>/dev/null; then
+if [ "${GUEST_ARCH:-x86_64}" = x86_64 ] &&
+   grep -q '^CONFIG_KPROBE_EVENTS=y' "$obj/.config" 2>/dev/null; then
 	ftrace_cases_pack "$src" "$root"
 	cp /bin/bash-static "$root/bin/bash"
 	krel=$(cat "$obj/include/config/kernel.release")

@@ -12,6 +12,8 @@
 #   TCG_THREAD  multi (default): a host thread per vCPU, so that both run
 #               at once; single: one thread takes turns between them
 #   KERNEL, OBJ which kernel (kernels.sh; default: test, build/obj)
+#   GUEST_ARCH  the kernel's architecture, one of arch-tools.sh's
+#               (default: x86_64), with that architecture's busybox
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -22,8 +24,17 @@ mode=$1
 log=${2:-}
 shift $(( $# > 1 ? 2 : 1 ))
 
+qemu=(qemu-system-x86_64 -cpu max) console=ttyS0 image=arch/x86/boot/bzImage
+guest=${GUEST_ARCH:-x86_64}
+if [ "$guest" != x86_64 ]; then
+	. "$top/tools/testing/kprobes/arch-tools.sh"
+	arch_describe "$guest" || { echo "run: no $guest" >&2; exit 2; }
+	arch_packages
+	arch_busybox "$guest"
+	export BUSYBOX=$bb
+fi
 initrd=$obj/initramfs.cpio
-OBJ="$obj" "$top/tools/testing/kprobes/mkinitramfs.sh" "$initrd"
+OBJ="$obj" GUEST_ARCH=$guest "$top/tools/testing/kprobes/mkinitramfs.sh" "$initrd"
 
 # A guest that wedges reports where, a minute before QEMU is stopped
 # (init's report_wedge); not under -icount, whose guest clock is not the
@@ -39,10 +50,10 @@ esac
 # per vCPU.
 thread=${TCG_THREAD:-multi}
 case "${QEMU_EXTRA:-}" in *icount*) thread=single ;; esac
-cmd=(qemu-system-x86_64 -accel "tcg,thread=$thread" -cpu max -smp "${CPUS:-2}" -m "${MEM:-1024}"
-     -nographic -no-reboot -kernel "$obj/arch/x86/boot/bzImage"
+cmd=("${qemu[@]}" -accel "tcg,thread=$thread" -smp "${CPUS:-2}" -m "${MEM:-1024}"
+     -nographic -no-reboot -kernel "$obj/$image"
      -initrd "$initrd"
-     -append "console=ttyS0 panic=-1 watchdog_thresh=5 kptest=$mode $wedge $*"
+     -append "console=$console panic=-1 watchdog_thresh=5 kptest=$mode $wedge $*"
      ${QEMU_EXTRA:-})
 
 if [ "$mode" = shell ]; then
@@ -52,9 +63,14 @@ if [ -z "$log" ]; then
 	exec timeout --foreground "${TIMEOUT:-900}" "${cmd[@]}" < /dev/null 2>&1
 fi
 
+if [ "$guest" != x86_64 ]; then
+	rc=0
+	timeout --foreground "${TIMEOUT:-900}" "${cmd[@]}" < /dev/null 2>&1 | tee "$log" || rc=$?
+	exit $rc
+fi
 # A guest that wedges so that no CPU runs its /init any more cannot report
 # itself: 20 s before the timeout, QEMU's monitor says where each vCPU is
-# (qemu_regs.py), after the console in the log.
+# (qemu_regs.py, x86's registers), after the console in the log.
 mon=$(mktemp -u /tmp/kprobes-qemu-mon.XXXXXX)
 cmd+=(-monitor "unix:$mon,server=on,wait=off")
 python3 "$top/tools/testing/kprobes/qemu_regs.py" $(( ${TIMEOUT:-900} - 20 )) \

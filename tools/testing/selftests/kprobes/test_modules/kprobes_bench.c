@@ -40,7 +40,13 @@
 #include <linux/ftrace.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#ifdef CONFIG_X86
 #include <asm/text-patching.h>
+/* The first instruction of a function past its fentry call. */
+#define PAST_FTRACE_CALL	CALL_INSN_SIZE
+#else
+#define PAST_FTRACE_CALL	MCOUNT_INSN_SIZE
+#endif
 
 static char *cases = "optwait,opt,post,two,kretprobe,jprobe,register,batch";
 module_param(cases, charp, 0444);
@@ -114,15 +120,20 @@ static long extra_per_hit(u64 base)
 }
 
 /*
- * Is the probe at @p's address reached through a jump?  Read the text: a
- * jmp rel32 in place of the probed instruction.  (Both kernels may flag a
- * probe as optimized while the jump is only queued.)
+ * Is the probe at @p's address reached through a jump?  On x86 read the
+ * text: a jmp rel32 in place of the probed instruction (both kernels may
+ * flag a probe as optimized while the jump is only queued).  Elsewhere
+ * (arm64, which neither kernel optimizes), the flag.
  */
 static bool site_optimized(struct kprobe *p)
 {
+#ifdef CONFIG_X86
 	u8 op;
 
 	return !copy_from_kernel_nofault(&op, p->addr, 1) && op == 0xe9;
+#else
+	return kprobe_optimized(p);
+#endif
 }
 
 /*
@@ -157,7 +168,7 @@ static int traps_per_hit(struct kprobe *p)
 {
 	if (site_optimized(p) || kprobe_ftrace(p))
 		return 0;	/* a jump, or ftrace's call */
-#ifdef KPROBE_SLOT_SIZE		/* ours: the copy lives in the site */
+#if defined(KPROBE_SLOT_SIZE) && defined(CONFIG_X86)	/* ours: the copy lives in the site */
 	{
 		struct kprobe_site *site = kprobe_site_lookup(p->addr);
 
@@ -174,8 +185,20 @@ static int traps_per_hit(struct kprobe *p)
 			return 1;	/* boosted */
 		return 2;
 	}
-#else				/* upstream: no boost on preemptible kernels */
+#elif defined(CONFIG_X86)	/* upstream: no boost on preemptible kernels */
 	return p->ainsn.emulate_op ? 1 : 2;
+#elif defined(CONFIG_ARM64)	/* simulated: the BRK alone; else a step too */
+	{
+#ifdef KPROBE_SLOT_SIZE		/* ours: the arch's probe is the site's */
+		struct kprobe_site *site = kprobe_site_lookup(p->addr);
+
+		if (site)
+			p = &site->aggr;
+#endif
+		return p->ainsn.api.handler ? 1 : 2;
+	}
+#else
+	return 2;
 #endif
 }
 
@@ -228,7 +251,7 @@ static void bench_kprobe(const char *name, bool post, bool two)
  */
 static int move_past_ftrace(struct kprobe *p)
 {
-	kprobe_opcode_t *next = p->addr + CALL_INSN_SIZE;
+	kprobe_opcode_t *next = (void *)p->addr + PAST_FTRACE_CALL;
 	kprobe_pre_handler_t pre = p->pre_handler;
 
 	if (!kprobe_ftrace(p))
@@ -377,7 +400,7 @@ static void bench_kretprobe(const char *name)
 }
 #endif
 
-#ifdef KPROBE_SLOT_SIZE		/* jprobes are ours only */
+#ifdef KPROBE_FLAG_JPROBE	/* jprobes are ours only */
 static unsigned long j_int_sqrt(unsigned long x)
 {
 	jprobe_return();
