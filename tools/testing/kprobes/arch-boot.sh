@@ -28,8 +28,11 @@
 #   ARCH_FTRACETEST=1  also upstream's ftrace kprobe selftests
 #                 (ftrace-cases.sh) at the end of arch-init, with the
 #                 arch's static bash, for a kernel with the function
-#                 tracer; their results are kept, and with ARCH_UPSTREAM=1
-#                 compared with ours as arch-init's are
+#                 tracer (the default on ppc64le and s390x, 0 to leave
+#                 them out); their results are kept, compared with
+#                 ftracetest-upstream-<arch>.txt where there is one, and
+#                 with ARCH_UPSTREAM=1 compared with ours as arch-init's
+#                 are
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -73,6 +76,12 @@ x86_64-fp)
 esac
 [ -z "$selftests" ] ||
 	append="$append watchdog_thresh=5 kpscripts=$(echo $selftests | tr ' ' ,)"
+# ftracetest where probes at a function's entry go through the function
+# tracer of the architecture's own code.
+case "$arch" in
+ppc64le|s390x) ftracetest=${ARCH_FTRACETEST:-1} ;;
+*) ftracetest=${ARCH_FTRACETEST:-0} ;;
+esac
 
 upstream=${ARCH_UPSTREAM:-0}
 if [ "$upstream" = 1 ]; then
@@ -150,7 +159,7 @@ else
 	cp "$bb" "$root/bin/busybox"
 	for t in sh mount dmesg insmod rmmod grep cat reboot true; do ln -s busybox "$root/bin/$t"; done
 	install -m 755 "$top/tools/testing/kprobes/arch-init" "$root/init"
-	if [ "${ARCH_FTRACETEST:-0}" = 1 ]; then
+	if [ "$ftracetest" = 1 ]; then
 		. "$top/tools/testing/kprobes/ftrace-cases.sh"
 		ftrace_cases_pack "$src" "$root"
 		# On s390x under QEMU, kprobe_insn_boundary.tc (an event on
@@ -179,9 +188,9 @@ fi
 [ "${ARCH_BOOT:-1}" = 1 ] || exit 0
 
 log=$obj/boot.log
-# ftracetest's kprobe cases take over 15 minutes under TCG on ppc64le.
+# ftracetest's kprobe cases take a minute or two more under TCG.
 boot_timeout=600
-[ "${ARCH_FTRACETEST:-0}" = 1 ] && boot_timeout=2700
+[ "$ftracetest" = 1 ] && boot_timeout=900
 echo "arch-boot: booting $arch (console in $log)"
 timeout --foreground "${TIMEOUT:-$boot_timeout}" "${qemu[@]}" -append "$append" -accel tcg,thread=multi -smp 2 -m 512 -nographic -no-reboot \
 	-kernel "$obj/$image" -initrd "$obj/initramfs.cpio" < /dev/null > "$log" 2>&1 || true
@@ -248,7 +257,7 @@ if [ -z "$selftests" ]; then
 	init_results "$log" > "$obj/init-results.txt"
 fi
 # ftracetest's lines (arch-init), as "RESULT<tab>case" (ARCH_FTRACETEST=1).
-if [ "${ARCH_FTRACETEST:-0}" = 1 ]; then
+if [ "$ftracetest" = 1 ]; then
 	tr -d '\r' < "$log" |
 		sed -n 's/^ftracetest: \[[0-9]*\] \(.*[^[:space:]]\)[[:space:]]*\[\([A-Z]*\)\]$/\2	\1/p' \
 		> "$obj/ftracetest-results.txt"
@@ -258,6 +267,19 @@ if [ "${ARCH_FTRACETEST:-0}" = 1 ]; then
 	else
 		echo "arch-boot: ftracetest: no results"
 		st=1
+	fi
+	# Pristine upstream's results on this architecture, as its boot
+	# beside ours gave them (ftracetest-upstream-<arch>.txt): ours must
+	# be the same, and upstream's still what the file says.
+	ref=$top/tools/testing/kprobes/ftracetest-upstream-$arch.txt
+	if [ -f "$ref" ]; then
+		if diff -u <(grep -v '^#' "$ref") "$obj/ftracetest-results.txt" > "$obj/ftracetest-reference.diff"; then
+			echo "arch-boot: ftracetest: the same $(grep -vc '^#' "$ref") results as upstream's reference"
+		else
+			echo "arch-boot: ftracetest: results differ from upstream's reference (reference -, this boot +):"
+			sed -n '3,$p' "$obj/ftracetest-reference.diff" | sed 's/^/arch-boot:   /'
+			st=1
+		fi
 	fi
 fi
 # compare_beside <results file> <what>: this boot's results against
@@ -279,6 +301,6 @@ compare_beside() {
 }
 if [ "$upstream" = 1 ]; then
 	compare_beside init-results.txt ""
-	[ "${ARCH_FTRACETEST:-0}" = 1 ] && compare_beside ftracetest-results.txt "ftracetest "
+	[ "$ftracetest" = 1 ] && compare_beside ftracetest-results.txt "ftracetest "
 fi
 exit $st
