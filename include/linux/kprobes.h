@@ -287,11 +287,16 @@ struct kprobe_site {
 	 * The site's one probe with a pre_handler, when it has exactly one
 	 * enabled and no jprobe and no probe with a fault_handler; with two,
 	 * a probe of the core's own that runs both (struct kprobe_pair);
-	 * else NULL.  The fast path of an optimized or ftrace hit.  Written
-	 * under kprobe_mutex, read under RCU like ->probes.
+	 * else NULL.  The fast path of an optimized or ftrace hit, and of
+	 * every hit on a classic architecture (there one probe, which may
+	 * have a post_handler: classic.c).  Written under kprobe_mutex, read
+	 * under RCU like ->probes.
 	 */
 	struct kprobe __rcu	*single;
+#ifndef CONFIG_KPROBES_CLASSIC_ARCH
+	/* The site interface's copy; a classic arch's is ->aggr.ainsn. */
 	struct arch_specific_insn ainsn;
+#endif
 	kprobe_opcode_t		opcode;		/* original first byte */
 	/*
 	 * Written under kprobe_mutex and read by the hit paths without it

@@ -52,6 +52,46 @@ static bool jprobe_may_enter(struct kprobe_site *site)
 }
 
 /*
+ * The probe whose pre_handler this CPU's hit ran from ->single, from then
+ * to the hit's post_handler: its post_handler, and no other, follows, as
+ * its pre_handler alone ran.  No other hit's handlers run on this CPU in
+ * between: current_kprobe stays set from the pre_handler to the
+ * post_handler (the probe, then the aggregate), and every architecture's
+ * breakpoint and ftrace handlers run none for a hit that finds it set
+ * (a reentry, or a miss).  A hit whose step faults never reaches its
+ * post_handler; the next hit's pre_handler overwrites what it left.  The
+ * hit is an RCU reader throughout (interrupts or preemption off), so the
+ * probe outlives it.
+ */
+static DEFINE_PER_CPU(struct kprobe *, single_hit);
+
+/*
+ * The usual hit: the site's one probe with a pre_handler, and no
+ * fault_handler or jprobe (->single).  Its handler runs as the walk would
+ * run it, less the walk: interrupts as the arch's handler left them (off
+ * at a breakpoint, as the function had them at an ftrace location, as
+ * upstream's handlers run it there), which no fault_handler minds, as on
+ * x86's ftrace path.  Like upstream's probe alone at an address, a probe
+ * disabled while a hit is under way may see that hit.  The arch has set
+ * the status (KPROBE_HIT_ACTIVE) before the aggregate's pre_handler.
+ */
+static __always_inline int site_single_pre(struct kprobe *aggr,
+					   struct kprobe *p,
+					   struct pt_regs *regs)
+{
+	__this_cpu_write(current_kprobe, p);
+	if (p->pre_handler(p, regs)) {
+		/* It sent the CPU elsewhere: no step, no post_handler. */
+		__this_cpu_write(single_hit, NULL);
+		reset_current_kprobe();
+		return 1;
+	}
+	__this_cpu_write(single_hit, p);
+	__this_cpu_write(current_kprobe, aggr);
+	return 0;
+}
+
+/*
  * The aggregate's pre_handler, from the arch's breakpoint handler with the
  * aggregate as the current probe.  The site's handlers name each probe as
  * current while it runs; afterwards the arch steps the copy, and finds it
@@ -62,13 +102,26 @@ static int __kprobes site_pre_handler(struct kprobe *aggr,
 {
 	struct kprobe_site *site = container_of(aggr, struct kprobe_site, aggr);
 	unsigned long flags;
+	struct kprobe *p;
 	bool redirect;
 
 	/*
+	 * A resume must not run the handlers, so it is ruled out first; the
+	 * caller's context (a breakpoint, or ftrace's handler with preemption
+	 * off) is an RCU reader for ->single, as for ->probes.
+	 */
+	if (likely(!kprobe_jprobe_may_resume())) {
+		p = rcu_dereference_sched(site->single);
+		if (likely(p))
+			return site_single_pre(aggr, p, regs);
+	}
+	__this_cpu_write(single_hit, NULL);
+
+	/*
 	 * The breakpoint paths come with interrupts off; the ftrace handlers
-	 * of powerpc, s390 and the others with them on.  The handlers run
-	 * with them off either way, so that no fault an interrupt takes
-	 * meanwhile reaches the running probe's fault_handler
+	 * of powerpc, s390 and the others with them on.  The walk runs the
+	 * handlers with them off either way, so that no fault an interrupt
+	 * takes meanwhile reaches the running probe's fault_handler
 	 * (kprobe_classic_fault()), as on x86.
 	 */
 	local_irq_save(flags);
@@ -87,16 +140,41 @@ static int __kprobes site_pre_handler(struct kprobe *aggr,
 	return 0;
 }
 
-/* The aggregate's post_handler, after the arch stepped the copy. */
+/*
+ * The aggregate's post_handler, after the arch stepped, simulated or
+ * emulated the instruction.  It stays the aggregate's for the
+ * site's life: several architectures test the pointer, store the status,
+ * then read it again for the call, so it must never become NULL under a
+ * hit.  After a hit from ->single, that probe's post_handler runs, if it
+ * has one, with interrupts as they are, as its pre_handler did; like the
+ * fast path of x86's ftrace hits, a probe disabled between its two
+ * handlers gets the post_handler whose pre_handler it had.  After the
+ * walk, the walk again, unless no probe at the site has a post_handler
+ * (->posted, set before such a probe is published).
+ */
 static void __kprobes site_post_handler(struct kprobe *aggr,
 					struct pt_regs *regs,
 					unsigned long flags)
 {
+	struct kprobe *p = __this_cpu_read(single_hit);
+	struct kprobe_site *site;
 	unsigned long irqs;
 
+	if (p) {
+		__this_cpu_write(single_hit, NULL);
+		if (p->post_handler) {
+			__this_cpu_write(current_kprobe, p);
+			p->post_handler(p, regs, 0);
+		}
+		return;
+	}
+	site = container_of(aggr, struct kprobe_site, aggr);
+	/* The pre_handlers' reads of the list, then ->posted: register.c. */
+	smp_rmb();
+	if (!READ_ONCE(site->posted))
+		return;
 	local_irq_save(irqs);	/* as in site_pre_handler() */
-	kprobe_site_post_handlers(container_of(aggr, struct kprobe_site, aggr),
-				  regs);
+	kprobe_site_post_handlers(site, regs);
 	local_irq_restore(irqs);
 }
 

@@ -86,9 +86,10 @@ static bool jprobes_ready;
 
 /*
  * Handlers in flight and resumes pending, on every CPU: while there are
- * any, a change of text under a breakpoint waits (kprobe_jprobes_quiesce()).
+ * any, a change of text under a breakpoint waits (kprobe_jprobes_quiesce()),
+ * and hits look for their resume (kprobe_jprobe_may_resume()).
  */
-static atomic_t jprobes_in_flight = ATOMIC_INIT(0);
+atomic_t kprobe_jprobes_in_flight = ATOMIC_INIT(0);
 
 static int jprobe_longjmp(struct kprobe *trap, struct pt_regs *regs);
 
@@ -203,10 +204,10 @@ int __kprobes jprobe_enter(struct kprobe_site *site, struct kprobe *p,
 
 	if (unlikely(f->site || __this_cpu_read(jprobe_resume.site)))
 		goto missed;
-	atomic_inc(&jprobes_in_flight);
+	atomic_inc(&kprobe_jprobes_in_flight);
 	smp_mb__after_atomic();		/* pairs with kprobe_jprobes_quiesce() */
 	if (unlikely(!data_race((bool)site->armed))) {
-		atomic_dec(&jprobes_in_flight);
+		atomic_dec(&kprobe_jprobes_in_flight);
 		goto missed;
 	}
 	preempt_disable();	/* until the resume, or jprobe_longjmp() */
@@ -336,7 +337,7 @@ static void __kprobes resume_past_ftrace(struct kprobe_site *site,
 	__this_cpu_write(current_kprobe, &site->aggr);
 	kprobe_site_post_handlers(site, regs);
 	local_irq_restore(flags);
-	atomic_dec(&jprobes_in_flight);
+	atomic_dec(&kprobe_jprobes_in_flight);
 	preempt_enable_no_resched();
 }
 
@@ -393,7 +394,7 @@ bool __kprobes kprobe_jprobe_resuming(struct kprobe_site *site,
 	if (likely(r->site != site) || r->sp != kernel_stack_pointer(regs))
 		return false;
 	r->site = NULL;
-	atomic_dec(&jprobes_in_flight);
+	atomic_dec(&kprobe_jprobes_in_flight);
 	preempt_enable_no_resched();
 	return true;
 }
@@ -426,7 +427,7 @@ void kprobe_jprobes_quiesce(void)
 {
 	/* The wish cleared, then the count: pairs with jprobe_enter()'s. */
 	smp_mb();
-	if (atomic_read(&jprobes_in_flight))
+	if (atomic_read(&kprobe_jprobes_in_flight))
 		synchronize_rcu();
 }
 

@@ -272,6 +272,24 @@ int kprobe_jprobes_ready(void);
 void kprobe_jprobes_quiesce(void);
 bool kprobe_jprobe_resuming(struct kprobe_site *site, struct pt_regs *regs);
 struct kprobe *kprobe_jprobe_trap_at(void *addr);
+#ifdef KPROBE_CLASSIC_JPROBES
+extern atomic_t kprobe_jprobes_in_flight;
+#endif
+
+/*
+ * Might a hit on this CPU be the resume after a jprobe's handler?  Not
+ * while nothing is in flight anywhere: a CPU's own resume keeps the count
+ * it raised at the handler's entry until the resume, and a CPU sees its
+ * own writes in order, so one read of the count rules it out.
+ */
+static inline bool kprobe_jprobe_may_resume(void)
+{
+#ifdef KPROBE_CLASSIC_JPROBES
+	return atomic_read(&kprobe_jprobes_in_flight);
+#else
+	return false;
+#endif
+}
 #else
 static inline int kprobe_jprobes_ready(void)
 {

@@ -686,6 +686,35 @@ static unsigned long text_syncs(void)
 	return READ_ONCE(kprobe_text_syncs);
 }
 
+/*
+ * A probe with only a pre_handler and one with only a post_handler at one
+ * address: each handler runs once a hit, whichever path the site's hits
+ * take (a classic architecture runs a lone pre_handler's probe without
+ * the walk, and must not lose the other's post_handler).
+ */
+static void pre_only_and_post_only_share(struct kunit *test)
+{
+	struct kprobe a = { .symbol_name = "kpr_square", .pre_handler = count_kpre };
+	struct kprobe b = { .symbol_name = "kpr_square", .post_handler = count_kpost };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 1);
+	if (register_kprobe(&b)) {
+		unregister_kprobe(&a);
+		KUNIT_FAIL(test, "the post_handler's probe was refused");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, kpr_square(4), 16L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 2);
+	KUNIT_EXPECT_EQ(test, seen.kpost, 1);
+	unregister_kprobe(&b);
+	KUNIT_EXPECT_EQ(test, kpr_square(5), 25L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, 3);
+	KUNIT_EXPECT_EQ(test, seen.kpost, 1);
+	unregister_kprobe(&a);
+}
+
 static void no_sync_without_text_change(struct kunit *test)
 {
 	struct kprobe kp = { .symbol_name = "kpr_square", .pre_handler = count_kpre,
@@ -1408,6 +1437,7 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(jprobe_sees_eight_arguments),
 	KUNIT_CASE(jprobe_and_kprobe_share_entry),
 	KUNIT_CASE(batch_failure_rolls_back),
+	KUNIT_CASE(pre_only_and_post_only_share),
 	KUNIT_CASE(no_sync_without_text_change),
 	KUNIT_CASE(partial_unregister_clears_bad_entry),
 	KUNIT_CASE(flush_keeps_current_probe),

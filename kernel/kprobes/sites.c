@@ -120,17 +120,18 @@ bool kprobe_site_has_enabled(struct kprobe_site *site)
 }
 
 /*
- * ->single: what an optimized or ftrace hit runs without the list walk.
+ * ->single: what an optimized or ftrace hit, or any hit on a classic
+ * architecture (classic.c), runs without the list walk.
  * Up to two enabled probes with pre_handlers, no jprobe and no probe with
  * a fault_handler: the one, or a struct kprobe_pair of the two; otherwise
  * NULL, and the hit walks the list.  The ftrace hit runs ->single with
  * interrupts on (ftrace_handler.c), where an interrupt's own fault must
- * not reach a fault_handler.  Away from ftrace, a probe with a
- * post_handler also needs the walk: the only hits that read ->single
- * there come through a jump still being undone for that probe, and the
- * walk leaves it out (its post_handler would not follow).  @pre gets them
- * in list order.  Return: how many (0, 1 or 2), or -1 when the walk is
- * needed.
+ * not reach a fault_handler.  Away from ftrace on a site architecture, a
+ * probe with a post_handler also needs the walk: the only hits that read
+ * ->single there come through a jump still being undone for that probe,
+ * and the walk leaves it out (its post_handler would not follow).  @pre
+ * gets them in list order.  Return: how many (0, 1 or 2), or -1 when the
+ * walk is needed.
  */
 static int site_fast_pres(struct kprobe_site *site, struct kprobe *pre[2])
 {
@@ -142,10 +143,26 @@ static int site_fast_pres(struct kprobe_site *site, struct kprobe *pre[2])
 			continue;
 		if (p->fault_handler || p->pre_handler == jprobe_setjmp)
 			return -1;
-		if (p->post_handler && !site->ftrace)
+		/*
+		 * No hit of a classic architecture's comes through a jump
+		 * being undone (its optimized hits walk the list,
+		 * classic_opt.c): there ->single may have a post_handler,
+		 * which classic.c's post_handler runs.
+		 */
+		if (p->post_handler && !site->ftrace &&
+		    !IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
 			return -1;
-		if (!p->pre_handler)
+		if (!p->pre_handler) {
+			/*
+			 * A classic hit from ->single runs only that probe's
+			 * post_handler after its pre_handler (classic.c): a
+			 * post_handler on a probe of its own needs the walk.
+			 */
+			if (p->post_handler &&
+			    IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
+				return -1;
 			continue;
+		}
 		if (n == 2)
 			return -1;
 		pre[n++] = p;
@@ -320,7 +337,8 @@ int __kprobes kprobe_pair_pre_all(struct kprobe *kp, struct pt_regs *regs)
  */
 struct kprobe *__kprobes get_kprobe(void *addr)
 {
-	struct kprobe_site *site = kprobe_site_lookup(addr);
+	/* Inline: on a classic architecture every hit comes here. */
+	struct kprobe_site *site = kprobe_site_find(addr);
 	struct kprobe *bare;
 
 	if (!site) {
