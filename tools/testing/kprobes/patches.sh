@@ -26,7 +26,7 @@
 #      which nine files in ten of either kernel include, so a kernel
 #      built before it is built about twice.  SERIES_EARLY_KERNELS names
 #      the kernels built before the switch (default: all; .ci/run's
-#      choice is none: before the switch only patches 1 and 7 change a
+#      choice is none: before the switch only patches 1, 2 and 8 change a
 #      file a build compiles).
 # Prints one line per patch: its size, checkpatch totals, build results.
 set -euo pipefail

@@ -23,6 +23,7 @@
 #include <linux/stacktrace.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <asm/text-patching.h>
 
 #include "kprobes_kunit.h"
 
@@ -1324,6 +1325,155 @@ static void trace_through_kretprobe_and_rethook(struct kunit *test)
 #endif
 }
 
+/*
+ * The series' ftrace patch lets a filter change of a few functions update
+ * only their records.  Another ftrace_ops adds and removes single
+ * functions of its filter, one at a time, while the other CPU calls four
+ * functions and a kprobe sits at the entry of one of them: each function
+ * must reach the ops exactly while it is in the filter, the probe must
+ * fire throughout (its site goes from its own trampoline to the list
+ * caller and back), and once both are gone every entry is a NOP again.
+ */
+static noinline long kpft_f2(long x)
+{
+	asm volatile("" : "+r" (x));
+	return x ^ 0x55;
+}
+
+static noinline long kpft_f3(long x)
+{
+	asm volatile("" : "+r" (x));
+	return x * 7;
+}
+
+static long (* volatile kpft_fns[4])(long) = {
+	kpft_target, kpft_other, kpft_f2, kpft_f3,
+};
+static unsigned long fn_entry[4];
+static atomic_t fn_watched[4], fn_wrong;
+
+static long expected_result(int i, long x)
+{
+	switch (i) {
+	case 0: return 3 * x + 1;
+	case 1: return x + 100;
+	case 2: return x ^ 0x55;
+	default: return x * 7;
+	}
+}
+
+static int four_hammer(void *unused)
+{
+	long x = 0;
+	int i;
+
+	while (!kthread_should_stop()) {
+		for (i = 0; i < 4; i++)
+			if (kpft_fns[i](x) != expected_result(i, x))
+				atomic_inc(&fn_wrong);
+		atomic_inc(&hammer_calls);
+		x = (x + 1) & 0xffff;
+		if (!(x & 0xff))
+			schedule();
+	}
+	return 0;
+}
+
+static void watch_func(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (ip == fn_entry[i])
+			atomic_inc(&fn_watched[i]);
+}
+
+static struct ftrace_ops watch_ops = {
+	.func = watch_func,
+};
+
+/* Whether ftrace left a call at the entry @ip rather than its NOP. */
+static bool entry_is_call(unsigned long ip)
+{
+	u8 op;
+
+	return !copy_from_kernel_nofault(&op, (void *)ip, 1) &&
+	       op == CALL_INSN_OPCODE;
+}
+
+/* Hits of function @i over a few calls of the other CPU. */
+static int watched_while_called(int i)
+{
+	int before = atomic_read(&fn_watched[i]);
+
+	wait_for_hammer_calls(8);
+	return atomic_read(&fn_watched[i]) - before;
+}
+
+static void filter_changes_one_function_while_called(struct kunit *test)
+{
+	struct task_struct *hammer;
+	struct kprobe kp = { .pre_handler = count_pre };
+	int round, i, cpu, probe_hits;
+
+	for (i = 0; i < 4; i++) {
+		fn_entry[i] = ftrace_location((unsigned long)kpft_fns[i]);
+		KUNIT_ASSERT_NE(test, fn_entry[i], 0UL);
+		atomic_set(&fn_watched[i], 0);
+	}
+	reset_counts();
+	atomic_set(&fn_wrong, 0);
+	atomic_set(&hammer_calls, 0);
+	hammer_timeouts = 0;
+
+	/* One function always in the filter: an empty one means all. */
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&watch_ops, fn_entry[0], 0, 1), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&watch_ops), 0);
+	kp.addr = (kprobe_opcode_t *)fn_entry[1];
+	if (register_kprobe(&kp)) {
+		unregister_ftrace_function(&watch_ops);
+		KUNIT_FAIL(test, "the probe was refused");
+		return;
+	}
+	hammer = kpt_start_hammer(test, four_hammer, "kprobes-filter-hammer", &cpu);
+
+	for (round = 0; round < 12; round++) {
+		i = 1 + round % 3;
+		KUNIT_EXPECT_EQ(test, watched_while_called(i), 0);
+		probe_hits = atomic_read(&pre_hits);
+		if (ftrace_set_filter_ip(&watch_ops, fn_entry[i], 0, 0)) {
+			KUNIT_FAIL(test, "adding %ps to the filter failed", kpft_fns[i]);
+			break;
+		}
+		KUNIT_EXPECT_TRUE(test, entry_is_call(fn_entry[i]));
+		KUNIT_EXPECT_GT(test, watched_while_called(i), 0);
+		KUNIT_EXPECT_GT(test, watched_while_called(0), 0);
+		if (ftrace_set_filter_ip(&watch_ops, fn_entry[i], 1, 0)) {
+			KUNIT_FAIL(test, "removing %ps from the filter failed", kpft_fns[i]);
+			break;
+		}
+		/* A call under way when the filter changed may still count. */
+		watched_while_called(i);
+		KUNIT_EXPECT_EQ(test, watched_while_called(i), 0);
+		KUNIT_EXPECT_GT(test, atomic_read(&pre_hits), probe_hits);
+		KUNIT_EXPECT_TRUE(test, entry_is_call(fn_entry[1]));
+		if (i != 1)
+			KUNIT_EXPECT_FALSE(test, entry_is_call(fn_entry[i]));
+	}
+	kthread_stop(hammer);
+	unregister_kprobe(&kp);
+	unregister_ftrace_function(&watch_ops);
+	ftrace_free_filter(&watch_ops);
+
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_FALSE(test, entry_is_call(fn_entry[i]));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fn_wrong), 0);
+	KUNIT_EXPECT_EQ(test, hammer_timeouts, 0);
+	kunit_info(test, "%d calls of four functions on CPU%d, %d probe hits\n",
+		   atomic_read(&hammer_calls), cpu, atomic_read(&pre_hits));
+}
+
 static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(entry_probe_goes_through_ftrace),
 	KUNIT_CASE(post_handler_of_another_probe),
@@ -1344,6 +1494,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE_SLOW(lone_post_handler_while_others_come_and_go),
 	KUNIT_CASE(lone_pre_handler_probe_goes_bare),
 	KUNIT_CASE_SLOW(bare_probe_gets_a_site_while_called),
+	KUNIT_CASE_SLOW(filter_changes_one_function_while_called),
 	{}
 };
 
