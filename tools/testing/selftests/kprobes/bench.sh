@@ -151,6 +151,43 @@ every() {
 	echo "every_function_workload_unprobed $((t1 - t0)) ns"
 }
 
+# events <syms>: a kprobe event at the entry of each function of <syms>,
+# created and enabled one at a time through tracefs, as perf probe and
+# bpftrace attach (each enable registers one kprobe), then disabled and
+# removed one at a time: the guest time of each loop.  Both kernels refuse
+# the same functions (those that are not ftrace locations, on a kernel
+# with the function tracer: trace_kprobe's notrace check), in both loops.
+events() {
+	ev=/sys/kernel/debug/tracing
+	if [ ! -e $ev/kprobe_events ]; then
+		echo "event_register_1000 n/a no kprobe events"
+		echo "event_unregister_1000 n/a no kprobe events"
+		return
+	fi
+	dmesg -c > /dev/null
+	insmod "$MOD" cases= || return
+	n=0 ok=0
+	t0=$(now)
+	while read -r f; do
+		echo "p:kpbreg/e$n $f" >> $ev/kprobe_events 2>/dev/null &&
+			echo 1 > $ev/events/kpbreg/e$n/enable && ok=$((ok + 1))
+		n=$((n + 1))
+	done < "$1"
+	t1=$(now)
+	i=0
+	while [ $i -lt $n ]; do
+		if [ -e $ev/events/kpbreg/e$i ]; then
+			echo 0 > $ev/events/kpbreg/e$i/enable
+			echo "-:kpbreg/e$i" >> $ev/kprobe_events
+		fi
+		i=$((i + 1))
+	done
+	t2=$(now)
+	rmmod kprobes_bench
+	echo "event_register_1000 $((t1 - t0)) ns accepted=$ok"
+	echo "event_unregister_1000 $((t2 - t1)) ns accepted=$ok"
+}
+
 case "$1" in
 candidates)
 	# Core kernel functions, minus the machinery a probe hit or a
@@ -185,6 +222,8 @@ run)
 	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch,ftrace_floor \
 		syms="$syms" hits="$hits" quick=$quick
 	event "$hits"
+	# A thousand trace events: not for the smoke test.
+	[ $quick = 1 ] || events "$syms"
 	[ -e $OPT ] && echo 0 > $OPT
 	bench cases=int3,kretprobe_int3 hits="$hits" optimizing=0 quick=$quick
 	[ -e $OPT ] && echo 1 > $OPT
