@@ -68,8 +68,8 @@ struct kprobe {
 	struct list_head list;
 
 	/*
-	 * Membership in the hash of bare probes (kernel/kprobes/ftrace.c):
-	 * an ftrace location's only probe, kept without a site (RCU).
+	 * Membership in the hash of bare probes (kernel/kprobes/bare.c):
+	 * a probe alone at its address, kept without a site (RCU).
 	 */
 	struct hlist_node hlist;
 
@@ -98,7 +98,11 @@ struct kprobe {
 	/* The original first byte of the probed instruction. */
 	kprobe_opcode_t opcode;
 
-	/* Unused by this implementation: the copy belongs to the site. */
+	/*
+	 * The copy belongs to the site, and is unused here on the site
+	 * interface; a classic architecture's probe holds the site's copy
+	 * (lent: kernel/kprobes/internal.h) or, bare, its own.
+	 */
 	struct arch_specific_insn ainsn;
 
 	/* KPROBE_FLAG_*; only KPROBE_FLAG_DISABLED is the caller's to set. */
@@ -112,12 +116,12 @@ struct kprobe {
 #define KPROBE_FLAG_ON_FUNC_ENTRY	16	/* at a function's entry */
 #define KPROBE_FLAG_JPROBE		32	/* a jprobe's kprobe (ours) */
 /*
- * Ours too: a probe kept without a site, at an ftrace location
- * (kernel/kprobes/ftrace.c, "Bare probes"), and its two states there.
+ * Ours too: a probe kept without a site (kernel/kprobes/bare.c), and its
+ * two states: reached through ftrace's filter or its own breakpoint.
  */
 #define KPROBE_FLAG_BARE		64	/* registered without a site */
-#define KPROBE_FLAG_BARE_ARMED		128	/* wants its address in the filter */
-#define KPROBE_FLAG_BARE_IN		256	/* its address is in the filter */
+#define KPROBE_FLAG_BARE_ARMED		128	/* wants to be reached */
+#define KPROBE_FLAG_BARE_IN		256	/* is reached */
 #define KPROBE_BARE_BITS	(KPROBE_FLAG_BARE | KPROBE_FLAG_BARE_ARMED | \
 				 KPROBE_FLAG_BARE_IN)
 
@@ -227,6 +231,21 @@ struct kprobe_blacklist_entry {
 #ifdef CONFIG_KPROBES
 
 /*
+ * Bare probes (kernel/kprobes/bare.c): a probe alone at its address goes
+ * without a site at an ftrace location, and anywhere on a classic
+ * architecture with neither ftrace's probes nor jump optimization (arm64,
+ * riscv...: KPROBE_CLASSIC_BARE), whose breakpoint handler then works
+ * with the probe itself.
+ */
+#if defined(CONFIG_KPROBES_CLASSIC_ARCH) && \
+	!defined(CONFIG_KPROBES_ON_FTRACE) && !defined(CONFIG_OPTPROBES)
+#define KPROBE_CLASSIC_BARE
+#endif
+#if defined(CONFIG_KPROBES_ON_FTRACE) || defined(KPROBE_CLASSIC_BARE)
+#define KPROBE_BARE_PROBES
+#endif
+
+/*
  * Jump optimization on a classic architecture (arm, powerpc): its own
  * detour code, written for upstream's core, through classic_opt.c.  The
  * arch's code knows an optimized site by this, as upstream's did.
@@ -288,9 +307,10 @@ struct kprobe_site {
 	 * enabled and no jprobe and no probe with a fault_handler; with two,
 	 * a probe of the core's own that runs both (struct kprobe_pair);
 	 * else NULL.  The fast path of an optimized or ftrace hit, and of
-	 * every hit on a classic architecture (there one probe, which may
-	 * have a post_handler: classic.c).  Written under kprobe_mutex, read
-	 * under RCU like ->probes.
+	 * every hit on a classic architecture, whose breakpoint handler gets
+	 * it from get_kprobe() (there one probe may have a post_handler, a
+	 * pair none: classic.c).  Written under kprobe_mutex, read under RCU
+	 * like ->probes.
 	 */
 	struct kprobe __rcu	*single;
 #ifndef CONFIG_KPROBES_CLASSIC_ARCH

@@ -110,26 +110,41 @@ kprobe_site_find(kprobe_opcode_t *addr)
 	return NULL;
 }
 
-#ifdef CONFIG_KPROBES_ON_FTRACE
+#ifdef KPROBE_BARE_PROBES
 /*
- * The bare probe at @addr, or NULL: an ftrace location's only probe when
- * it has a pre_handler and nothing else, kept in a hash of its own
- * (kernel/kprobes/ftrace.c) instead of a site.  RCU, as the sites' hash.
+ * The bare probe at @addr, or NULL: a probe alone there, kept in a hash
+ * of its own (kernel/kprobes/bare.c) instead of a site.  RCU, as the
+ * sites' hash.
  */
 extern struct hlist_head kprobe_bare_hash[1 << KPROBE_SITE_HASH_BITS];
 
-static __always_inline struct kprobe *kprobe_bare_find(kprobe_opcode_t *addr)
+static __always_inline struct hlist_node *
+kprobe_bare_node_find(kprobe_opcode_t *addr)
 {
 	struct hlist_head *bucket =
 		&kprobe_bare_hash[hash_long((unsigned long)addr,
 					    KPROBE_SITE_HASH_BITS)];
-	struct kprobe *p;
+	struct hlist_node *node;
 
-	hlist_for_each_entry_rcu_notrace(p, bucket, hlist) {
-		if (p->addr == addr)
-			return p;
+	/*
+	 * The walk of hlist_for_each_entry_rcu_notrace(), on the nodes: a
+	 * probe's ->hlist is not its first member, and a test of the probe
+	 * for NULL, the macro's or the caller's, would cost every hit
+	 * instructions that a test of the node does not (get_kprobe()).
+	 */
+	for (node = rcu_dereference_raw(hlist_first_rcu(bucket)); node;
+	     node = rcu_dereference_raw(hlist_next_rcu(node))) {
+		if (hlist_entry(node, struct kprobe, hlist)->addr == addr)
+			break;
 	}
-	return NULL;
+	return node;
+}
+
+static __always_inline struct kprobe *kprobe_bare_find(kprobe_opcode_t *addr)
+{
+	struct hlist_node *node = kprobe_bare_node_find(addr);
+
+	return node ? hlist_entry(node, struct kprobe, hlist) : NULL;
 }
 
 /*

@@ -69,6 +69,7 @@ int kprobe_commit_text(void)
 	ret = kprobe_ftrace_commit(&pending_sites);
 	if (!list_empty(&pending_sites))
 		arch_kprobe_poke_sites(&pending_sites);
+	kprobe_bare_poke();	/* a classic arch's bare probes */
 	return ret;
 }
 

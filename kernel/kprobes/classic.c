@@ -14,6 +14,10 @@
  * the aggregate's handlers run the handlers of every probe at the site.
  * So everything above the arch (several probes per address, batches,
  * enabling, the list, modules, the blacklist) is the core's, as on x86.
+ * A hit at a site whose one probe is all it runs (->single) gets that
+ * probe from get_kprobe() instead, with the site's copy lent to it, and
+ * the arch works with it as upstream's with a probe alone at an address:
+ * no handler of ours in between.
  *
  * Return probes work as upstream's did on such an architecture: through
  * its own trampoline (below), or through rethook where the arch has only
@@ -67,7 +71,9 @@ static DEFINE_PER_CPU(struct kprobe *, single_hit);
 
 /*
  * The usual hit: the site's one probe with a pre_handler, and no
- * fault_handler or jprobe (->single).  Its handler runs as the walk would
+ * fault_handler or jprobe (->single), when get_kprobe() gave the arch the
+ * aggregate all the same (a jprobe's resume was possible, or ->single
+ * came meanwhile).  Its handler runs as the walk would
  * run it, less the walk: interrupts as the arch's handler left them (off
  * at a breakpoint, as the function had them at an ftrace location, as
  * upstream's handlers run it there), which no fault_handler minds, as on
@@ -189,7 +195,8 @@ static DEFINE_PER_CPU(bool, in_fault_handler);
  * A fault in a probe's pre_handler or post_handler (the probe is current)
  * is offered to that probe's fault_handler, as upstream's core offered it
  * before 5.14 and as the site interface does.  A fault in the stepped copy
- * (the aggregate is current) is the arch's alone: its
+ * (the aggregate is current, or ->single, which has no fault_handler) is
+ * the arch's alone: its
  * kprobe_fault_handler() puts the CPU back on the probed instruction, as
  * it always did.  So is any fault no fault_handler claims.
  *
@@ -281,6 +288,42 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	site->opcode = aggr->opcode;
 	return 0;
 }
+
+#ifdef KPROBE_CLASSIC_BARE
+/*
+ * A bare probe's copy (classic_bare.c), made in its own ->ainsn as a
+ * site's is in the aggregate's.  kprobe_mutex held.
+ */
+int kprobe_classic_prepare(struct kprobe *p)
+{
+	int ret;
+
+	if (text_owned_elsewhere(p->addr))
+		return -EINVAL;
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	ret = arch_prepare_kprobe(p);
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+	return ret;
+}
+
+/*
+ * A site built around bare probe @bare (register.c) takes its copy over
+ * instead of making one: hits may be stepping that copy right now, and
+ * the breakpoint in the text may be @bare's.  The slot is the site's
+ * from now on, freed with it.  kprobe_mutex held.
+ */
+int kprobe_site_adopt_bare(struct kprobe_site *site, struct kprobe *bare)
+{
+	init_site_aggr(site);
+	site->aggr.ainsn = bare->ainsn;
+	site->aggr.opcode = bare->opcode;
+	site->opcode = bare->opcode;
+	flush_insn_slot(&site->aggr);	/* sparc runs ->ainsn itself */
+	return 0;
+}
+#endif
 
 /* kprobe_mutex held, after an RCU Tasks grace period (register.c). */
 void arch_remove_kprobe_site(struct kprobe_site *site)

@@ -68,7 +68,7 @@ static void show_probe(struct seq_file *m, struct kprobe_site *site,
 		   kprobe_ftrace(p) ? "[FTRACE]" : "");
 }
 
-/* A bare probe (ftrace.c) has no site, and is never optimized. */
+/* A bare probe (bare.c) has no site, and is never optimized. */
 struct bare_show {
 	struct seq_file	*m;
 	bool		show_addr;

@@ -384,51 +384,13 @@ static void apply_removes(struct list_head *sites, struct ftrace_user *kf,
 }
 
 /*
- * Bare probes.
- *
- * Most probes at ftrace locations are alone there and have a pre_handler
- * and nothing else: a kprobe event's, a BPF program's, a kretprobe's.
- * Such a probe needs nothing a site keeps: no copy of an instruction, no
- * list to walk, no claim on the IPMODIFY ops.  So it goes without one.
- * It is hashed by its own ->hlist (kprobe_bare_hash, which the plain ops'
- * handler reads when no site is at the address, ftrace_handler.c), and
- * its two states are bits of its ->flags:
- *
- *   KPROBE_FLAG_BARE_ARMED  it wants its address in the plain filter
- *                           (kprobes armed, the probe enabled and not gone)
- *   KPROBE_FLAG_BARE_IN     its address is in that filter
- *
- * Its ->list is on bare_pending while the two differ (until the next
- * commit, which every API call makes before it drops kprobe_mutex), and
- * on bare_gone once its text has gone; otherwise it is empty.  Its
- * registration allocates nothing of ours: ftrace's filter entry is all
- * it costs, as upstream's probes at ftrace locations.
- *
- * A bare probe gets a site when its address gets a second probe, of any
- * kind: kprobe_bare_hand_over() (register.c builds the site around it,
- * then publishes it).  The address stays in the filter throughout.  A
- * probe that got a site keeps it; it is never bare again.
- *
- * Everything here runs under kprobe_mutex; the hit path and get_kprobe()
- * read the hash under RCU (preemption off), and a removal waits for them
- * with the grace period of finish_removal() (register.c).
+ * Bare probes at ftrace locations (bare.c keeps their books): a probe
+ * with a pre_handler and nothing else needs no copy of an instruction
+ * and no claim on the IPMODIFY ops, so the plain ops' filter holding its
+ * address is all it costs, as upstream's probes at ftrace locations.
+ * The plain ops' handler finds it when no site is at the address
+ * (ftrace_handler.c).
  */
-DEFINE_HASHTABLE(kprobe_bare_hash, KPROBE_SITE_HASH_BITS);
-static LIST_HEAD(bare_pending);
-static LIST_HEAD(bare_gone);
-
-#define BARE_STATE	(KPROBE_FLAG_BARE_ARMED | KPROBE_FLAG_BARE_IN)
-
-/* Does @p want its address in the filter and is it not there, or back? */
-static bool bare_joins(struct kprobe *p)
-{
-	return (p->flags & BARE_STATE) == KPROBE_FLAG_BARE_ARMED;
-}
-
-static bool bare_leaves(struct kprobe *p)
-{
-	return (p->flags & BARE_STATE) == KPROBE_FLAG_BARE_IN;
-}
 
 /**
  * kprobe_bare_fits() - may a probe go bare at an address
@@ -445,209 +407,55 @@ bool kprobe_bare_fits(struct kprobe *p, kprobe_opcode_t *addr)
 	       !p->fault_handler;
 }
 
-/* Must the next commit change the filter for a bare probe? kprobe_mutex. */
-bool kprobe_bare_pending(void)
+/* kprobe_bare_add(): nothing to prepare but the flags of the place. */
+int kprobe_bare_prepare(struct kprobe *p)
 {
-	return !list_empty(&bare_pending);
-}
-
-/* The hashed bare probe at @addr, or NULL.  Context: kprobe_mutex held. */
-struct kprobe *kprobe_bare_at(kprobe_opcode_t *addr)
-{
-	lockdep_assert_held(&kprobe_mutex);
-	return kprobe_bare_find(addr);
-}
-
-/**
- * kprobe_bare_registered() - is @p a registered bare probe
- * @p: any probe
- *
- * The flags alone do not tell: a probe keeps them after its removal.
- * Context: kprobe_mutex held.
- */
-bool kprobe_bare_registered(struct kprobe *p)
-{
-	struct kprobe *q;
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (!(p->flags & KPROBE_FLAG_BARE) || !p->addr)
-		return false;
-	if (!kprobe_gone(p))
-		return kprobe_bare_find(p->addr) == p;
-	list_for_each_entry(q, &bare_gone, list)
-		if (q == p)
-			return true;
-	return false;
-}
-
-/**
- * kprobe_bare_leaving() - was @p removed by this call, its filter entry
- *	still to go
- * @p: a probe that kprobe_bare_registered() denies
- *
- * Context: kprobe_mutex held, between kprobe_bare_remove() and the commit.
- */
-bool kprobe_bare_leaving(struct kprobe *p)
-{
-	struct kprobe *q;
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (!(p->flags & KPROBE_FLAG_BARE))
-		return false;
-	list_for_each_entry(q, &bare_pending, list)
-		if (q == p)
-			return true;
-	return false;
-}
-
-/**
- * kprobe_bare_update_arming() - match @p's wish to its state and kprobes'
- * @p: a registered bare probe
- *
- * Queues @p when its address must enter or leave the filter; the caller
- * commits.  Context: kprobe_mutex held.
- */
-void kprobe_bare_update_arming(struct kprobe *p)
-{
-	bool armed = kprobes_armed() && !kprobe_disabled(p);
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (kprobe_gone(p))
-		return;		/* on bare_gone, out of the filter for good */
-	if (armed)
-		kprobe_flags_change(p, KPROBE_FLAG_BARE_ARMED, 0);
-	else
-		kprobe_flags_change(p, 0, KPROBE_FLAG_BARE_ARMED);
-	if ((bare_joins(p) || bare_leaves(p)) && list_empty(&p->list))
-		list_add_tail(&p->list, &bare_pending);
-}
-
-/**
- * kprobe_bare_add() - register @p bare
- * @p: a probe for which kprobe_bare_fits(), its ->addr, ->flags and the
- *	rest filled in by the caller
- *
- * Published at once; armed at the caller's commit.  Context: kprobe_mutex
- * held.
- */
-void kprobe_bare_add(struct kprobe *p)
-{
-	lockdep_assert_held(&kprobe_mutex);
-	p->flags |= KPROBE_FLAG_FTRACE | KPROBE_FLAG_BARE;
+	p->flags |= KPROBE_FLAG_FTRACE;
 	p->opcode = *p->addr;
-	INIT_LIST_HEAD(&p->list);
-	/* The release of the hash's publication orders the fields above. */
-	hash_add_rcu(kprobe_bare_hash, &p->hlist, (unsigned long)p->addr);
-	kprobe_bare_update_arming(p);
+	return 0;
 }
 
-/**
- * kprobe_bare_remove() - first half of a bare probe's removal
- * @p: a registered bare probe
- *
- * Out of the hash now, out of the filter at the caller's commit; the
- * caller's grace period waits out the hits that found it.
- * Context: kprobe_mutex held.
- */
-void kprobe_bare_remove(struct kprobe *p)
-{
-	lockdep_assert_held(&kprobe_mutex);
-	if (kprobe_gone(p)) {
-		list_del_init(&p->list);	/* off bare_gone; unhashed already */
-		return;
-	}
-	hash_del_rcu(&p->hlist);
-	kprobe_flags_change(p, 0, KPROBE_FLAG_BARE_ARMED);
-	if (bare_leaves(p)) {
-		if (list_empty(&p->list))
-			list_add_tail(&p->list, &bare_pending);
-	} else {
-		list_del_init(&p->list);
-	}
-}
-
-/**
- * kprobe_bare_hand_over() - a site takes over bare probe @p
- * @p: a registered bare probe, still hashed
- * @site: a new ftrace site at its address, not yet published
- *
- * The site starts where @p stands: in the plain filter if @p's address
- * is, with @p's wish, and queued if the two differ.  @p is no longer
- * bare; the caller links it to @site, publishes @site, then unhashes @p
- * with kprobe_bare_unhash().  Context: kprobe_mutex held.
- */
-void kprobe_bare_hand_over(struct kprobe *p, struct kprobe_site *site)
-{
-	lockdep_assert_held(&kprobe_mutex);
-	site->armed = !!(p->flags & KPROBE_FLAG_BARE_ARMED);
-	site->ftrace_in = p->flags & KPROBE_FLAG_BARE_IN ?
-			  KPROBE_FTRACE_IN_PLAIN : 0;
-	if (bare_joins(p) || bare_leaves(p))
-		kprobe_site_queue(site);
-	list_del_init(&p->list);
-	kprobe_flags_change(p, 0, KPROBE_BARE_BITS);
-}
-
-/* Take @p out of the bare hash (kprobe_bare_hand_over()). */
-void kprobe_bare_unhash(struct kprobe *p)
-{
-	lockdep_assert_held(&kprobe_mutex);
-	hash_del_rcu(&p->hlist);
-}
-
-/*
- * The text of bare probe @p goes away: its address leaves the filter now
- * (as kprobe_ftrace_site_gone()'s), and it waits on bare_gone for its
- * unregistration.
- */
-static void bare_gone_now(struct kprobe *p)
+/* Its text goes: its address leaves the filter now (as a site's would). */
+void kprobe_bare_text_left(struct kprobe *p)
 {
 	unsigned long ip = (unsigned long)p->addr;
 
 	if (p->flags & KPROBE_FLAG_BARE_IN)
 		filter_remove(&ftrace_users[0], &ip, 1);
-	kprobe_flags_change(p, KPROBE_FLAG_GONE, BARE_STATE);
+}
+
+/* A site takes over @p: in the plain filter if @p's address is. */
+void kprobe_bare_site_starts(struct kprobe *p, struct kprobe_site *site)
+{
+	site->ftrace_in = p->flags & KPROBE_FLAG_BARE_IN ?
+			  KPROBE_FTRACE_IN_PLAIN : 0;
+}
+
+/*
+ * A removal: out of the hash now (the handler finding no probe does
+ * nothing), out of the filter at the commit.
+ */
+void kprobe_bare_withdraw(struct kprobe *p)
+{
 	hash_del_rcu(&p->hlist);
-	list_move_tail(&p->list, &bare_gone);
+	if (kprobe_bare_leaves(p)) {
+		if (list_empty(&p->list))
+			list_add_tail(&p->list, &kprobe_bare_queue);
+	} else {
+		kprobe_bare_retire(p);
+	}
 }
 
-/**
- * kprobe_bare_text_gone() - bare probes whose text goes away
- * @gone: tells whether an address is in the text that goes
- * @arg: for @gone
- *
- * Context: kprobe_mutex held.
- */
-void kprobe_bare_text_gone(bool (*gone)(unsigned long addr, void *arg),
-			   void *arg)
+/* @p leaves the books without a change to the filter. */
+void kprobe_bare_retire(struct kprobe *p)
 {
-	struct hlist_node *tmp;
-	struct kprobe *p;
-	int bkt;
-
-	lockdep_assert_held(&kprobe_mutex);
-	hash_for_each_safe(kprobe_bare_hash, bkt, tmp, p, hlist)
-		if (gone((unsigned long)p->addr, arg))
-			bare_gone_now(p);
+	list_del_init(&p->list);
 }
 
-/**
- * kprobe_bare_for_each() - call @fn for every registered bare probe
- * @fn: the function; it may change the probe's arming, nothing else
- * @arg: for @fn
- *
- * Context: kprobe_mutex held.
- */
-void kprobe_bare_for_each(void (*fn)(struct kprobe *p, void *arg), void *arg)
+/* Nothing of a removed probe's is freed later. */
+bool kprobe_bare_releasing(struct kprobe *p)
 {
-	struct kprobe *p;
-	int bkt;
-
-	lockdep_assert_held(&kprobe_mutex);
-	hash_for_each(kprobe_bare_hash, bkt, p, hlist)
-		fn(p, arg);
-	list_for_each_entry(p, &bare_gone, list)
-		fn(p, arg);
+	return false;
 }
 
 /*
@@ -664,16 +472,16 @@ static int bare_adds(unsigned long *ips, unsigned int cap)
 	struct kprobe *p;
 	int ret, err = 0;
 
-	list_for_each_entry(p, &bare_pending, list)
-		if (bare_joins(p) && k++ < cap)
+	list_for_each_entry(p, &kprobe_bare_queue, list)
+		if (kprobe_bare_joins(p) && k++ < cap)
 			ips[k - 1] = (unsigned long)p->addr;
 	if (!k)
 		return 0;
 	if (k <= cap) {
 		ret = filter_add(kf, ips, k);
 		if (!ret || k == 1) {
-			list_for_each_entry(p, &bare_pending, list) {
-				if (!bare_joins(p))
+			list_for_each_entry(p, &kprobe_bare_queue, list) {
+				if (!kprobe_bare_joins(p))
 					continue;
 				if (ret)
 					kprobe_flags_change(p, 0, KPROBE_FLAG_BARE_ARMED);
@@ -683,8 +491,8 @@ static int bare_adds(unsigned long *ips, unsigned int cap)
 			return ret;
 		}
 	}
-	list_for_each_entry(p, &bare_pending, list) {
-		if (!bare_joins(p))
+	list_for_each_entry(p, &kprobe_bare_queue, list) {
+		if (!kprobe_bare_joins(p))
 			continue;
 		ip = (unsigned long)p->addr;
 		ret = filter_add(kf, &ip, 1);
@@ -704,8 +512,8 @@ static void bare_removes(unsigned long *ips, unsigned int cap)
 	unsigned int k = 0;
 	struct kprobe *p;
 
-	list_for_each_entry(p, &bare_pending, list) {
-		if (!bare_leaves(p))
+	list_for_each_entry(p, &kprobe_bare_queue, list) {
+		if (!kprobe_bare_leaves(p))
 			continue;
 		kprobe_flags_change(p, 0, KPROBE_FLAG_BARE_IN);
 		ips[k++] = (unsigned long)p->addr;
@@ -774,7 +582,7 @@ int kprobe_ftrace_commit(struct list_head *pending)
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
-	n = list_count_nodes(&bare_pending);
+	n = list_count_nodes(&kprobe_bare_queue);
 	list_for_each_entry_safe(site, tmp, pending, poke) {
 		if (site->ftrace) {
 			list_move_tail(&site->poke, &sites);
@@ -786,7 +594,7 @@ int kprobe_ftrace_commit(struct list_head *pending)
 	ret = ftrace_apply(&sites, n);
 	list_for_each_entry_safe(site, tmp, &sites, poke)
 		list_del_init(&site->poke);
-	list_for_each_entry_safe(p, next, &bare_pending, list)
+	list_for_each_entry_safe(p, next, &kprobe_bare_queue, list)
 		list_del_init(&p->list);
 	return ret;
 }

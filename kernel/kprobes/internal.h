@@ -37,6 +37,28 @@ void kprobe_site_update_single(struct kprobe_site *site);
 void kprobe_site_drop_single(struct kprobe_site *site);
 void kprobe_reap_parked_sites(void);	/* register.c */
 
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+/*
+ * A probe joining @site gets the site's copy, as upstream's probes at an
+ * aggregate got theirs: a classic arch's hit may then work with the probe
+ * itself (get_kprobe()).  The slot stays the site's, freed with it, after
+ * the probe's removal.  Where the copy is held in ->ainsn itself (sparc),
+ * the arch's flush_insn_slot() makes it fit to run.  Before the probe is
+ * published (->addr set).
+ */
+static inline void kprobe_site_lend_copy(struct kprobe_site *site,
+					 struct kprobe *p)
+{
+	p->ainsn = site->aggr.ainsn;
+	flush_insn_slot(p);
+}
+#else
+static inline void kprobe_site_lend_copy(struct kprobe_site *site,
+					 struct kprobe *p)
+{
+}
+#endif
+
 /*
  * Two probes with pre_handlers at one site, as the one probe ->single
  * names (struct kprobe_site): a struct kprobe of our own whose
@@ -119,27 +141,65 @@ int kprobe_ftrace_place(kprobe_opcode_t *addr);
 int kprobe_ftrace_commit(struct list_head *pending);
 void kprobe_ftrace_site_update(struct kprobe_site *site, bool jprobe);
 void kprobe_ftrace_site_gone(struct kprobe_site *site);
-
-/* Bare probes: an ftrace location's lone probe, without a site (ftrace.c). */
-bool kprobe_bare_fits(struct kprobe *p, kprobe_opcode_t *addr);
-bool kprobe_bare_pending(void);
-struct kprobe *kprobe_bare_at(kprobe_opcode_t *addr);
-bool kprobe_bare_registered(struct kprobe *p);
-bool kprobe_bare_leaving(struct kprobe *p);
-void kprobe_bare_add(struct kprobe *p);
-void kprobe_bare_update_arming(struct kprobe *p);
-void kprobe_bare_remove(struct kprobe *p);
-void kprobe_bare_hand_over(struct kprobe *p, struct kprobe_site *site);
-void kprobe_bare_unhash(struct kprobe *p);
-void kprobe_bare_text_gone(bool (*gone)(unsigned long addr, void *arg),
-			   void *arg);
-void kprobe_bare_for_each(void (*fn)(struct kprobe *p, void *arg), void *arg);
 #else
 static inline int kprobe_ftrace_commit(struct list_head *pending)
 {
 	return 0;
 }
 
+static inline void kprobe_ftrace_site_update(struct kprobe_site *site,
+					     bool jprobe)
+{
+}
+
+static inline void kprobe_ftrace_site_gone(struct kprobe_site *site)
+{
+}
+#endif
+
+#ifdef KPROBE_BARE_PROBES
+/* Bare probes, a lone probe without a site (bare.c); kprobe_mutex. */
+extern struct list_head kprobe_bare_queue;
+bool kprobe_bare_pending(void);
+struct kprobe *kprobe_bare_at(kprobe_opcode_t *addr);
+bool kprobe_bare_registered(struct kprobe *p);
+bool kprobe_bare_leaving(struct kprobe *p);
+int kprobe_bare_add(struct kprobe *p);
+void kprobe_bare_update_arming(struct kprobe *p);
+void kprobe_bare_remove(struct kprobe *p);
+void kprobe_bare_hand_over(struct kprobe *p, struct kprobe_site *site);
+void kprobe_bare_unhash(struct kprobe *p);
+bool kprobe_bare_text_going(bool (*gone)(unsigned long addr, void *arg),
+			    void *arg);
+void kprobe_bare_text_gone(bool (*gone)(unsigned long addr, void *arg),
+			   void *arg);
+void kprobe_bare_for_each(void (*fn)(struct kprobe *p, void *arg), void *arg);
+
+/*
+ * What the mechanism that reaches them does for the books (ftrace.c at
+ * ftrace locations, classic_bare.c at a classic arch's breakpoints).
+ */
+bool kprobe_bare_fits(struct kprobe *p, kprobe_opcode_t *addr);
+int kprobe_bare_prepare(struct kprobe *p);
+void kprobe_bare_text_left(struct kprobe *p);
+void kprobe_bare_site_starts(struct kprobe *p, struct kprobe_site *site);
+void kprobe_bare_withdraw(struct kprobe *p);
+void kprobe_bare_retire(struct kprobe *p);
+bool kprobe_bare_releasing(struct kprobe *p);
+
+#define KPROBE_BARE_STATE	(KPROBE_FLAG_BARE_ARMED | KPROBE_FLAG_BARE_IN)
+
+/* Does @p want to be reached and is it not, or the other way round? */
+static inline bool kprobe_bare_joins(struct kprobe *p)
+{
+	return (p->flags & KPROBE_BARE_STATE) == KPROBE_FLAG_BARE_ARMED;
+}
+
+static inline bool kprobe_bare_leaves(struct kprobe *p)
+{
+	return (p->flags & KPROBE_BARE_STATE) == KPROBE_FLAG_BARE_IN;
+}
+#else
 static inline bool kprobe_bare_fits(struct kprobe *p, kprobe_opcode_t *addr)
 {
 	return false;
@@ -165,9 +225,10 @@ static inline bool kprobe_bare_leaving(struct kprobe *p)
 	return false;
 }
 
-/* Never called: no probe is bare without CONFIG_KPROBES_ON_FTRACE. */
-static inline void kprobe_bare_add(struct kprobe *p)
+/* Never called: no probe fits. */
+static inline int kprobe_bare_add(struct kprobe *p)
 {
+	return -EINVAL;
 }
 
 static inline void kprobe_bare_update_arming(struct kprobe *p)
@@ -187,6 +248,13 @@ static inline void kprobe_bare_unhash(struct kprobe *p)
 {
 }
 
+static inline bool kprobe_bare_text_going(bool (*gone)(unsigned long addr,
+							void *arg),
+					  void *arg)
+{
+	return false;
+}
+
 static inline void kprobe_bare_text_gone(bool (*gone)(unsigned long addr,
 						      void *arg),
 					 void *arg)
@@ -198,14 +266,33 @@ static inline void kprobe_bare_for_each(void (*fn)(struct kprobe *p,
 					void *arg)
 {
 }
+#endif
 
-static inline void kprobe_ftrace_site_update(struct kprobe_site *site,
-					     bool jprobe)
+#ifdef KPROBE_CLASSIC_BARE
+/*
+ * Bare probes at a classic architecture's breakpoints (classic_bare.c):
+ * the queued ones armed or disarmed at each commit, the copies of removed
+ * ones freed after the removal's grace period, and a site built around
+ * one taking its copy over.  kprobe_mutex.
+ */
+void kprobe_bare_poke(void);
+void kprobe_bare_release(void);
+int kprobe_classic_prepare(struct kprobe *p);	/* classic.c */
+int kprobe_site_adopt_bare(struct kprobe_site *site, struct kprobe *bare);
+#else
+static inline void kprobe_bare_poke(void)
 {
 }
 
-static inline void kprobe_ftrace_site_gone(struct kprobe_site *site)
+static inline void kprobe_bare_release(void)
 {
+}
+
+/* Never called: a site is built around a bare probe only at ftrace's. */
+static inline int kprobe_site_adopt_bare(struct kprobe_site *site,
+					 struct kprobe *bare)
+{
+	return -EINVAL;
 }
 #endif
 

@@ -444,6 +444,18 @@ static kprobe_opcode_t *entry_of(const char *sym)
 				       0, &on_entry);
 }
 
+/* get_kprobe() at @addr, as its callers must call it: an RCU reader. */
+static struct kprobe *probe_at(void *addr)
+{
+	struct kprobe *p;
+
+	rcu_read_lock();
+	p = get_kprobe(addr);
+	rcu_read_unlock();
+	return p;
+}
+
+
 /*
  * Jprobes on an architecture that has none: registration must say so,
  * and leave nothing behind.  True when the case has nothing more to do.
@@ -904,6 +916,42 @@ static void handler_order_and_running(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, order_running_ok);
 }
 
+/*
+ * Two probes with pre_handlers alone, as ->single's pair runs them (on a
+ * classic architecture, what its breakpoint handler gets): in order, each
+ * current in its own, and both missed when the CPU is inside Kprobes.
+ */
+static void two_pre_handlers_in_order(struct kunit *test)
+{
+	struct kprobe a = { .symbol_name = "kpr_square", .pre_handler = order_pre };
+	struct kprobe b = a;
+
+	order_probes[0] = &a;
+	order_probes[1] = &b;
+	order_n = 0;
+	order_running_ok = true;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, order_n, 2);
+	KUNIT_EXPECT_EQ(test, order_log[0], 1);
+	KUNIT_EXPECT_EQ(test, order_log[1], 2);
+	KUNIT_EXPECT_TRUE(test, order_running_ok);
+	/*
+	 * As a classic arch counts a hit it cannot run: on what get_kprobe()
+	 * gave it (the site interface counts in its own handlers).
+	 */
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH)) {
+		rcu_read_lock();
+		kprobes_inc_nmissed_count(get_kprobe(a.addr));
+		rcu_read_unlock();
+		KUNIT_EXPECT_EQ(test, a.nmissed, 1UL);
+		KUNIT_EXPECT_EQ(test, b.nmissed, 1UL);
+	}
+	unregister_kprobe(&b);
+	unregister_kprobe(&a);
+}
+
 /* A jump label's site belongs to the jump-label code: refused. */
 static DEFINE_STATIC_KEY_FALSE(kpr_key);
 
@@ -1104,6 +1152,57 @@ static void site_is_a_small_slab_object(struct kunit *test)
 	mutex_unlock(&kprobe_mutex);
 	KUNIT_EXPECT_EQ(test, kpr_square(3), 9);
 	unregister_kprobe(&kp);
+}
+
+/*
+ * On a classic architecture without ftrace's probes or jump optimization
+ * (KPROBE_CLASSIC_BARE), a probe alone at a breakpoint has no site: the
+ * arch prepares and arms the probe itself (classic_bare.c).  Its own
+ * breakpoint comes and goes with disabling, enabling and debugfs'
+ * enabled (its hits say so: an instruction's bytes are the arch's to
+ * compare), and its registration is undone in full.
+ */
+#ifdef KPROBE_CLASSIC_BARE
+static const bool classic_bare = true;
+#else
+static const bool classic_bare;
+#endif
+
+static void alone_probe_goes_bare(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpr_square",
+			     .pre_handler = count_kpre };
+	int base;
+
+	if (!classic_bare)
+		kunit_skip(test, "probes alone have sites here");
+	kprobe_optimizer_flush();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	mutex_lock(&kprobe_mutex);
+	KUNIT_EXPECT_NULL(test, kprobe_site_of(&kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_bare_registered(&kp));
+	mutex_unlock(&kprobe_mutex);
+	KUNIT_EXPECT_PTR_EQ(test, probe_at(kp.addr), &kp);
+	base = seen.kpre;
+	KUNIT_EXPECT_EQ(test, kpr_square(3), 9L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, base + 1);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(4), 16L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, base + 1);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(5), 25L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, base + 2);
+	KUNIT_EXPECT_EQ(test, kprobes_set_armed(false), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(6), 36L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, base + 2);
+	KUNIT_EXPECT_EQ(test, kprobes_set_armed(true), 0);
+	KUNIT_EXPECT_EQ(test, kpr_square(7), 49L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, base + 3);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_NULL(test, probe_at(entry_of("kpr_square")));
+	KUNIT_EXPECT_EQ(test, kpr_square(8), 64L);
+	KUNIT_EXPECT_EQ(test, seen.kpre, base + 3);
 }
 
 /*
@@ -1422,6 +1521,130 @@ static void jprobe_churn_while_called(struct kunit *test)
 		   kprobe_ftrace(&jp.kp) ? "through ftrace" : "through a breakpoint");
 }
 
+/*
+ * A probe alone at its address is what get_kprobe() returns, as upstream's
+ * was, whatever came and went beside it; on a classic architecture it is
+ * also what the breakpoint handler works with (sites.c), with the site's
+ * copy lent to it.  The other CPU calls the function throughout, checking
+ * every result, while the probe comes and goes alone, and while a second
+ * probe comes and goes beside it, so that its hits switch between the
+ * probe and the site's aggregate under it (and a bare probe's breakpoint
+ * is written, taken over by a site, and removed).  Every hit
+ * of the first probe runs its post_handler after its pre_handler, with
+ * the probe current in both.
+ */
+static struct kprobe alone_kp[2];
+static atomic_long_t alone_pres[2], alone_posts[2], alone_wrong_current;
+
+static int alone_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (kprobe_running() != p)
+		atomic_long_inc(&alone_wrong_current);
+	atomic_long_inc(&alone_pres[p - alone_kp]);
+	return 0;
+}
+
+static void alone_post(struct kprobe *p, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	if (kprobe_running() != p)
+		atomic_long_inc(&alone_wrong_current);
+	atomic_long_inc(&alone_posts[p - alone_kp]);
+}
+
+static int alone_caller_fn(void *arg)
+{
+	struct opt_caller *c = arg;
+	long x = 0;
+
+	while (!kthread_should_stop()) {
+		if (kpr_square(x & 0xffff) != (x & 0xffff) * (x & 0xffff))
+			c->wrong++;
+		c->calls++;
+		if (!(++x & 1023))
+			cond_resched_tasks_rcu_qs();	/* as opt_caller_fn() */
+	}
+	return 0;
+}
+
+static int alone_register(int i)
+{
+	alone_kp[i] = (struct kprobe){ .symbol_name = "kpr_square",
+				       .pre_handler = alone_pre,
+				       .post_handler = alone_post };
+	return register_kprobe(&alone_kp[i]);
+}
+
+static void alone_probe_is_get_kprobe_while_called(struct kunit *test)
+{
+	struct opt_caller caller = {};
+	struct kprobe *a = &alone_kp[0];
+	struct task_struct *t;
+	int round, i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	for (i = 0; i < 2; i++) {
+		atomic_long_set(&alone_pres[i], 0);
+		atomic_long_set(&alone_posts[i], 0);
+	}
+	atomic_long_set(&alone_wrong_current, 0);
+	t = kthread_run(alone_caller_fn, &caller, "kpr_alone_caller");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	while (!READ_ONCE(caller.calls))
+		msleep(1);
+	for (round = 0; round < 10; round++) {
+		/* Alone from registration to removal (bare, where it may be). */
+		if (alone_register(0)) {
+			KUNIT_FAIL(test, "round %d: the probe was refused", round);
+			break;
+		}
+		KUNIT_EXPECT_TRUE(test, counted_since(&alone_pres[0],
+					atomic_long_read(&alone_pres[0])));
+		unregister_kprobe(a);
+		/* Then joined by a second, which leaves again. */
+		if (alone_register(0)) {
+			KUNIT_FAIL(test, "round %d: the probe was refused", round);
+			break;
+		}
+		KUNIT_EXPECT_PTR_EQ(test, probe_at(a->addr), a);
+		KUNIT_EXPECT_TRUE(test, counted_since(&alone_pres[0],
+					atomic_long_read(&alone_pres[0])));
+		if (alone_register(1)) {
+			KUNIT_FAIL(test, "round %d: the second was refused", round);
+			unregister_kprobe(a);
+			break;
+		}
+		KUNIT_EXPECT_TRUE(test, counted_since(&alone_pres[1],
+					atomic_long_read(&alone_pres[1])));
+		unregister_kprobe(&alone_kp[1]);
+		KUNIT_EXPECT_PTR_EQ(test, probe_at(a->addr), a);
+		KUNIT_EXPECT_TRUE(test, counted_since(&alone_pres[0],
+					atomic_long_read(&alone_pres[0])));
+		unregister_kprobe(a);
+	}
+	kthread_stop(t);
+	kprobe_optimizer_flush();
+	KUNIT_EXPECT_NULL(test, probe_at(entry_of("kpr_square")));
+	KUNIT_EXPECT_EQ(test, caller.wrong, 0L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&alone_wrong_current), 0L);
+	/*
+	 * A classic arch holds the probe it got from its pre_handler to its
+	 * post_handler; x86 reads the site again after the step, and skips
+	 * the post_handler of a probe removed meanwhile (at most a hit a
+	 * round).
+	 */
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH))
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&alone_posts[0]),
+				atomic_long_read(&alone_pres[0]));
+	else
+		KUNIT_EXPECT_LE(test, atomic_long_read(&alone_pres[0]) -
+				atomic_long_read(&alone_posts[0]), 20L);
+	kunit_info(test, "%ld calls, %ld and %ld hits\n", caller.calls,
+		   atomic_long_read(&alone_pres[0]),
+		   atomic_long_read(&alone_pres[1]));
+}
+
 static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(return_value_seen),
 	KUNIT_CASE(recursion_pairs_entries_and_returns),
@@ -1444,15 +1667,18 @@ static struct kunit_case kprobes_return_jump_cases[] = {
 	KUNIT_CASE(jprobe_batch_enable_disable),
 	KUNIT_CASE(batches_of_no_probes),
 	KUNIT_CASE(handler_order_and_running),
+	KUNIT_CASE(two_pre_handlers_in_order),
 	KUNIT_CASE(jump_label_site_refused),
 	KUNIT_CASE(static_call_site_refused),
 	KUNIT_CASE(static_call_trampoline_refused),
 	KUNIT_CASE(init_text_probe_turns_gone),
 	KUNIT_CASE(trimmed_slots_share_a_page),
 	KUNIT_CASE(site_is_a_small_slab_object),
+	KUNIT_CASE(alone_probe_goes_bare),
 	KUNIT_CASE(fault_handler_sees_fault_in_pre_handler),
 	KUNIT_CASE_SLOW(optimized_probe_fires_through_jump),
 	KUNIT_CASE_SLOW(jprobe_churn_while_called),
+	KUNIT_CASE_SLOW(alone_probe_is_get_kprobe_while_called),
 	{}
 };
 

@@ -99,6 +99,16 @@ void kprobe_module_blacklist_show(struct seq_file *m, bool show_addr)
  * freed after the notifiers.
  * Context: kprobe_mutex held.
  */
+static bool in_module(unsigned long addr, void *mod)
+{
+	return within_module(addr, mod);
+}
+
+static bool in_module_init(unsigned long addr, void *mod)
+{
+	return within_module_init(addr, mod);
+}
+
 static void restore_text(struct module *mod, bool going)
 {
 	struct kprobe_site *site;
@@ -114,18 +124,11 @@ static void restore_text(struct module *mod, bool going)
 		kprobe_site_update_opt(site);
 		any = true;
 	}
+	/* A bare probe's breakpoint likewise, while it is still hashed. */
+	if (kprobe_bare_text_going(going ? in_module : in_module_init, mod))
+		any = true;
 	if (any)
 		kprobe_sync_text();
-}
-
-static bool in_module(unsigned long addr, void *mod)
-{
-	return within_module(addr, mod);
-}
-
-static bool in_module_init(unsigned long addr, void *mod)
-{
-	return within_module_init(addr, mod);
 }
 
 static int kprobes_module_callback(struct notifier_block *nb,

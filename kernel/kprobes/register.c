@@ -105,7 +105,8 @@ static int check_place(kprobe_opcode_t *addr, struct module **modp)
 }
 
 /* A site for @p, the first probe at @addr; not yet in the hash. */
-static struct kprobe_site *site_alloc(kprobe_opcode_t *addr, struct kprobe *p)
+static struct kprobe_site *site_alloc(kprobe_opcode_t *addr, struct kprobe *p,
+				      bool from_bare)
 {
 	struct kprobe_site *site;
 	int ftrace, ret;
@@ -130,6 +131,8 @@ static struct kprobe_site *site_alloc(kprobe_opcode_t *addr, struct kprobe *p)
 	INIT_LIST_HEAD(&site->opt_list);
 	if (ftrace)
 		ret = arch_prepare_kprobe_ftrace_site(site);
+	else if (from_bare)
+		ret = kprobe_site_adopt_bare(site, p);
 	else
 		ret = arch_prepare_kprobe_site(site);
 	if (ret) {
@@ -143,7 +146,7 @@ static struct kprobe_site *site_alloc(kprobe_opcode_t *addr, struct kprobe *p)
 static struct kprobe_site *site_create(kprobe_opcode_t *addr,
 				       struct kprobe *p)
 {
-	struct kprobe_site *site = site_alloc(addr, p);
+	struct kprobe_site *site = site_alloc(addr, p, false);
 
 	if (!IS_ERR(site))
 		kprobe_site_insert(site);
@@ -233,23 +236,27 @@ static void site_update_arming(struct kprobe_site *site)
 }
 
 /*
- * Another probe comes to the address of bare probe @bare (ftrace.c): it
+ * Another probe comes to the address of bare probe @bare (bare.c): it
  * becomes the first probe of a new site, built in full, ->single and
- * all, before the hash shows it.  From then on the ftrace handler, which
- * looks for a site first, finds the site; until then it finds @bare.
- * Each hit runs @bare's handler once either way.  The address stays in
- * the filter.  No neighbour's region can hold an ftrace location
- * (optimize.c refuses ftrace's text), so unlike site_create()'s callers
- * this one has no kprobe_opt_neighbours_changed() to call.  A batch that
- * fails later leaves @bare on its site, which behaves the same.
+ * all, before the hash shows it.  From then on the hits, which look for
+ * a site first (the ftrace handler, a classic arch's get_kprobe()), find
+ * the site; until then they find @bare.  Each hit runs @bare's handler
+ * once either way.  The address stays in the filter, or the breakpoint
+ * in the text.  No neighbour's region can hold a bare probe's address
+ * (optimize.c refuses ftrace's text, and a classic arch with bare probes
+ * at breakpoints has no jump optimization), so unlike site_create()'s
+ * callers this one has no kprobe_opt_neighbours_changed() to call.  A
+ * batch that fails later leaves @bare on its site, which behaves the
+ * same.
  */
 static struct kprobe_site *site_from_bare(struct kprobe *bare)
 {
-	struct kprobe_site *site = site_alloc(bare->addr, bare);
+	struct kprobe_site *site = site_alloc(bare->addr, bare, true);
 
 	if (IS_ERR(site))
 		return site;
 	kprobe_bare_hand_over(bare, site);
+	/* No kprobe_site_lend_copy(): the site's copy is @bare's own. */
 	list_add_tail_rcu(&bare->list, &site->probes);
 	site_update_arming(site);
 	/* Publishes with a release: the site is whole when a hit finds it. */
@@ -344,8 +351,7 @@ static int __register_kprobe(struct kprobe *p)
 			/* Its address is in the filter while the module stays. */
 			module_put(mod);
 			probe_init(p, addr, on_func_entry);
-			kprobe_bare_add(p);
-			return 0;
+			return kprobe_bare_add(p);
 		}
 		/* The module cannot go while its reference is held. */
 		site = site_create(addr, p);
@@ -360,6 +366,7 @@ static int __register_kprobe(struct kprobe *p)
 	if (site->ftrace)
 		p->flags |= KPROBE_FLAG_FTRACE;
 	p->opcode = site->opcode;
+	kprobe_site_lend_copy(site, p);
 	/*
 	 * A hit that runs this probe's pre_handler must also find the site
 	 * set up for what the probe needs after it (the arch reads ->posted
@@ -558,6 +565,7 @@ static int finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 			kprobe_opt_neighbours_changed(site->addr);
 	kprobe_serialise_cpus();
 	synchronize_rcu_expedited();
+	kprobe_bare_release();	/* the copies of removed bare probes */
 	/* No CPU can see these lists any more. */
 	for (i = 0; i < num; i++)
 		if (kps[i] && kps[i]->addr)

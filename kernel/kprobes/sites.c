@@ -170,7 +170,7 @@ static int site_fast_pres(struct kprobe_site *site, struct kprobe *pre[2])
 	return n;
 }
 
-static struct kprobe_pair *kprobe_pair_of(struct kprobe *p)
+static __always_inline struct kprobe_pair *kprobe_pair_of(struct kprobe *p)
 {
 	if (!p || (p->pre_handler != kprobe_pair_pre &&
 		   p->pre_handler != kprobe_pair_pre_all))
@@ -187,8 +187,18 @@ static struct kprobe *site_new_pair(struct kprobe_site *site,
 	if (!pair)
 		return NULL;
 	pair->kp.addr = site->addr;
-	pair->kp.pre_handler = site->ftrace ? kprobe_pair_pre :
-					     kprobe_pair_pre_all;
+	/*
+	 * A classic architecture's breakpoint handler, given the pair by
+	 * get_kprobe(), steps the copy unless the pre_handler redirected, as
+	 * ftrace's goes on unless it did: there the second must not run
+	 * after a redirect.  It steps the copy the pair is lent, and the
+	 * second probe's, current after the pair's pre_handler.
+	 */
+	pair->kp.pre_handler = site->ftrace ||
+			       IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH) ?
+			       kprobe_pair_pre : kprobe_pair_pre_all;
+	pair->kp.opcode = site->opcode;
+	kprobe_site_lend_copy(site, &pair->kp);
 	pair->probes[0] = pre[0];
 	pair->probes[1] = pre[1];
 	return &pair->kp;
@@ -233,7 +243,13 @@ void kprobe_site_update_single(struct kprobe_site *site)
 	lockdep_assert_held(&kprobe_mutex);
 	if (n == 1) {
 		new = pre[0];
-	} else if (n == 2 && IS_ENABLED(CONFIG_HAVE_KPROBE_SITES)) {
+	} else if (n == 2 && (IS_ENABLED(CONFIG_HAVE_KPROBE_SITES) ||
+			      (!pre[0]->post_handler && !pre[1]->post_handler))) {
+		/*
+		 * A classic arch runs the post_handler of the probe current
+		 * after the pre_handler, the pair's second: a pair there has
+		 * none.
+		 */
 		/* A pair is immutable: the same two keep theirs. */
 		if (pair && pair->probes[0] == pre[0] &&
 		    pair->probes[1] == pre[1])
@@ -326,31 +342,79 @@ int __kprobes kprobe_pair_pre_all(struct kprobe *kp, struct pt_regs *regs)
 	return pair_second();
 }
 
+#ifdef CONFIG_KPROBES_CLASSIC_ARCH
+/*
+ * What a classic architecture's hit at @site works with: the site's one
+ * probe (->single) when that is all the hit runs, as upstream's code got
+ * a probe alone at its address, so that the arch calls its handlers and
+ * steps the copy, lent to it at registration (register.c), itself; else
+ * the aggregate, whose handlers walk the list.  The arch keeps the probe
+ * it got current from its pre_handler to its post_handler, as upstream's
+ * did, and a fault in the copy meanwhile is still the arch's
+ * (kprobe_classic_fault() offers only faults in handlers, and ->single
+ * has no fault_handler).  A jprobe's resume may come back to any site
+ * and must find the aggregate (classic.c).  Hit context, or kprobe_mutex.
+ */
+static __always_inline struct kprobe *site_hit_probe(struct kprobe_site *site)
+{
+	/*
+	 * Unchecked, as the hash walk before it: lockdep's RCU checks are
+	 * functions a probe may sit on, and this runs before the arch's
+	 * handler has marked the CPU busy.
+	 */
+	struct kprobe *p = rcu_dereference_raw(site->single);
+
+	if (likely(p) && likely(!kprobe_jprobe_may_resume()))
+		return p;
+	return &site->aggr;
+}
+#endif
+
 /**
- * get_kprobe() - the first probe registered at an address
+ * get_kprobe() - the probe registered at an address
  * @addr: the address
  *
- * Return: a registered probe at @addr, or NULL; on a classic architecture
- * the site's aggregate probe, which its breakpoint handler works with.
+ * Return: a registered probe at @addr, or NULL.  On a classic
+ * architecture, a probe alone at @addr (with nothing its breakpoint
+ * handler cannot run itself), else the site's aggregate probe, which
+ * that handler then works with; elsewhere the first probe registered.
  * The caller holds the RCU read lock or otherwise keeps the probe from
  * being unregistered.
  */
 struct kprobe *__kprobes get_kprobe(void *addr)
 {
 	/* Inline: on a classic architecture every hit comes here. */
-	struct kprobe_site *site = kprobe_site_find(addr);
+	struct kprobe_site *site;
+#ifdef KPROBE_CLASSIC_BARE
+	struct hlist_node *node;
+
+	/*
+	 * Most probes are bare here: their hash first.  A site that has just
+	 * taken over the bare probe went into its hash before the probe left
+	 * its own, with an smp_wmb() between (site_from_bare(), register.c):
+	 * this smp_rmb() pairs with it, so a hit that no longer finds the
+	 * probe finds the site.
+	 */
+	node = kprobe_bare_node_find(addr);
+	if (node)
+		return hlist_entry(node, struct kprobe, hlist);
+	smp_rmb();
+	site = kprobe_site_find(addr);
+#else
 	struct kprobe *bare;
 
+	site = kprobe_site_find(addr);
 	if (!site) {
-		bare = kprobe_bare_find(addr);	/* ftrace.c */
+		bare = kprobe_bare_find(addr);	/* bare.c */
 		if (bare)
 			return bare;
 		site = kprobe_bare_gone_to_site(addr);
 	}
+#endif
 #ifdef CONFIG_KPROBES_CLASSIC_ARCH
 	if (!site)
 		return kprobe_jprobe_trap_at(addr);	/* classic_jprobe.c */
-	return &site->aggr;
+	return site_hit_probe(site);
 #else
 	if (!site)
 		return NULL;
@@ -363,8 +427,16 @@ EXPORT_SYMBOL_GPL(get_kprobe);
 void __kprobes kprobes_inc_nmissed_count(struct kprobe *p)
 {
 #ifdef CONFIG_KPROBES_CLASSIC_ARCH
+	struct kprobe_pair *pair = kprobe_pair_of(p);
+
 	if (kprobe_is_site_aggr(p)) {
 		kprobe_site_missed(container_of(p, struct kprobe_site, aggr));
+		return;
+	}
+	/* A pair get_kprobe() gave the arch: both of its probes missed. */
+	if (pair) {
+		data_race(pair->probes[0]->nmissed++);
+		data_race(pair->probes[1]->nmissed++);
 		return;
 	}
 #endif

@@ -228,6 +228,11 @@ expect=$obj/boot-expected.txt
 		echo "skip-ok kprobes_return_jump/optimized_probe_fires_through_jump	# no jump optimization on this architecture"
 	grep -q '^CONFIG_FUNCTION_ERROR_INJECTION=y' "$obj/.config" ||
 		echo "skip-ok kprobes_optimization/injectable_entry_stays_int3	# no error injection in this kernel"
+	# Bare probes at breakpoints: a classic arch with neither ftrace's
+	# probes nor jump optimization (include/linux/kprobes.h).
+	grep -q '^CONFIG_KPROBES_CLASSIC_ARCH=y' "$obj/.config" &&
+		! grep -qE '^CONFIG_(OPTPROBES|KPROBES_ON_FTRACE)=y' "$obj/.config" ||
+		echo "skip-ok kprobes_return_jump/alone_probe_goes_bare	# a probe alone at a breakpoint has a site here"
 	[ "$karch" = x86_64 ] || {
 		echo "skip-ok kprobes_return_jump/static_call_site_refused	# no inline static calls here"
 		echo "skip-ok kprobes_return_jump/static_call_trampoline_refused	# no static call trampolines here"
