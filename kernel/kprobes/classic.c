@@ -316,11 +316,13 @@ int kprobe_classic_prepare(struct kprobe *p)
  */
 int kprobe_site_adopt_bare(struct kprobe_site *site, struct kprobe *bare)
 {
+	struct kprobe *aggr = &site->aggr;	/* mips' macro takes a name */
+
 	init_site_aggr(site);
-	site->aggr.ainsn = bare->ainsn;
-	site->aggr.opcode = bare->opcode;
+	aggr->ainsn = bare->ainsn;
+	aggr->opcode = bare->opcode;
 	site->opcode = bare->opcode;
-	flush_insn_slot(&site->aggr);	/* sparc runs ->ainsn itself */
+	flush_insn_slot(aggr);	/* sparc runs ->ainsn itself */
 	return 0;
 }
 #endif

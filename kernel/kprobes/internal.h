@@ -6,6 +6,7 @@
 #ifndef _KERNEL_KPROBES_INTERNAL_H
 #define _KERNEL_KPROBES_INTERNAL_H
 
+#include <linux/cacheflush.h>	/* flush_insn_slot() of sparc, parisc, mips */
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 
