@@ -124,6 +124,8 @@ struct kprobe {
 #define KPROBE_FLAG_BARE_IN		256	/* is reached */
 #define KPROBE_BARE_BITS	(KPROBE_FLAG_BARE | KPROBE_FLAG_BARE_ARMED | \
 				 KPROBE_FLAG_BARE_IN)
+/* Ours: being unregistered, the last probe of its site (register.c). */
+#define KPROBE_FLAG_LEAVING		512
 
 /*
  * These are read without kprobe_mutex, by the hits and by handlers, while

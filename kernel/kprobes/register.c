@@ -505,6 +505,54 @@ static bool site_park(struct kprobe_site *site)
 }
 
 /*
+ * @p, the last probe of @site, leaves, and the site with it.  As
+ * upstream's probe stayed in its hash until its breakpoint was out, @p
+ * stays on the site's list, and the site keeps what its hits run
+ * (->single, ->posted, ->stepped, ->post_single), until the site is
+ * disarmed, out of the hash, and a grace period has passed
+ * (finish_removal()).  A hit meanwhile runs @p whole, and one that ran
+ * its pre_handler just before still finds its post_handler
+ * (ftrace_end_hit()'s ->single, int3.c's post copy and walk): a probe
+ * alone at its address gets every post_handler whose pre_handler it
+ * had.  Only the hits see the site in between: the removal holds
+ * kprobe_mutex throughout, and kprobe_site_of() skips a leaving probe.
+ *
+ * A site that parks (its jump stays; no probe of it has a post_handler)
+ * and a gone one are emptied as before.  Return: false for those.
+ */
+static bool site_start_dying(struct kprobe_site *site, struct kprobe *p,
+			     struct list_head *dead)
+{
+	if (site->gone || site->opt == KPROBE_OPT_DONE)
+		return false;
+	kprobe_flags_change(p, KPROBE_FLAG_LEAVING, 0);
+	/* The original text; the IPMODIFY claim and a queued jump go. */
+	if (site->ftrace)
+		kprobe_ftrace_site_update(site, false);
+	kprobe_site_set_armed(site, false);
+	kprobe_site_update_opt(site);
+	list_move_tail(&site->all, dead);
+	return true;
+}
+
+/*
+ * After the grace period: nothing reads a dying site's list or ->single.
+ * The probe's own ->list may have been reinitialised already
+ * (finish_removal()); the site's head still points at it.
+ */
+static void site_end_dying(struct kprobe_site *site)
+{
+	struct kprobe *p = list_first_entry_or_null(&site->probes,
+						    struct kprobe, list);
+
+	if (!p || !(p->flags & KPROBE_FLAG_LEAVING))
+		return;
+	kprobe_flags_change(p, 0, KPROBE_FLAG_LEAVING);
+	kprobe_site_drop_single(site);
+	INIT_LIST_HEAD(&site->probes);
+}
+
+/*
  * First half of a removal: unlink @p and ask for its site to be disarmed if
  * nothing enabled is left there, unless the site parks.  An emptied site
  * moves to @dead; it stays in the hash until its original byte is back
@@ -522,6 +570,8 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct list_head *dead)
 	}
 	if (!site)
 		return false;
+	if (list_is_singular(&site->probes) && site_start_dying(site, p, dead))
+		return true;
 	list_del_rcu(&p->list);
 	if (list_empty(&site->probes) && site_park(site))
 		return true;
@@ -570,8 +620,10 @@ static int finish_removal(struct kprobe **kps, int num, struct list_head *dead)
 	for (i = 0; i < num; i++)
 		if (kps[i] && kps[i]->addr)
 			INIT_LIST_HEAD(&kps[i]->list);
-	list_for_each_entry_safe(site, tmp, dead, all)
+	list_for_each_entry_safe(site, tmp, dead, all) {
+		site_end_dying(site);
 		site_free_after_tasks(site);
+	}
 	return ret;
 }
 
@@ -763,10 +815,13 @@ void unregister_kprobes(struct kprobe **kps, int num)
 			continue;
 		/*
 		 * A bare probe removed by an earlier entry of @kps still
-		 * needs its ->addr for the commit (ftrace.c).
+		 * needs its ->addr for the commit (ftrace.c), and a leaving
+		 * one for the hits that still run it (a classic arch
+		 * resumes from ->addr).
 		 */
 		if (!__unregister_kprobe_top(kps[i], &dead) &&
-		    !kprobe_bare_leaving(kps[i]))
+		    !kprobe_bare_leaving(kps[i]) &&
+		    !(kps[i]->flags & KPROBE_FLAG_LEAVING))
 			kps[i]->addr = NULL;
 	}
 	finish_removal(kps, num, &dead);

@@ -91,7 +91,8 @@ struct kprobe_site *kprobe_site_of(struct kprobe *p)
 
 	lockdep_assert_held(&kprobe_mutex);
 	site = p->addr ? kprobe_site_lookup(p->addr) : NULL;
-	if (site) {
+	/* The last probe of a dying site is being unregistered (register.c). */
+	if (site && !(p->flags & KPROBE_FLAG_LEAVING)) {
 		list_for_each_entry(q, &site->probes, list)
 			if (q == p)
 				return site;
