@@ -20,6 +20,7 @@ ORDER = ['kprobe', 'kprobe_mid', 'kprobe_event', 'kprobe_int3', 'kprobe_post', '
          'ftrace_floor', 'ftrace_floor_sites', 'ftrace_floor_register',
          'ftrace_floor_unregister',
          'event_register_1000', 'event_unregister_1000',
+         'event_buffer_reset_floor',
          'batch_1000_bytes_per_probe', 'every_function_count',
          'every_function_register', 'every_function_optimized',
          'every_function_workload', 'every_function_workload_unprobed',
