@@ -278,6 +278,12 @@ extern bool kprobe_ftrace_disabled;
 /* The handler of ftrace.c's plain ops; its IPMODIFY ops is a mere claim. */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+/*
+ * With CONFIG_KPROBES_FTRACE_DIRECT, what the plain ops' functions call
+ * while it is alone on them (ftrace_direct_yielding_add()): a trampoline
+ * that runs the same handlers as kprobe_ftrace_handler().
+ */
+void kprobe_ftrace_direct_tramp(void);
 /* A classic arch's preparation of the aggregate of such a site (classic.c). */
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
 #endif

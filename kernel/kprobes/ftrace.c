@@ -13,6 +13,14 @@
  * which runs the site's handlers with a full struct pt_regs.  A second
  * ops only holds a claim for sites with a jprobe (below).
  *
+ * With CONFIG_KPROBES_FTRACE_DIRECT the plain ops (below) is a direct ops
+ * that yields: while it is alone on a function, the function calls the
+ * arch's kprobe_ftrace_direct_tramp() directly, without ftrace's
+ * trampoline; while anyone else is there (a tracer, a livepatch, our
+ * claim, a BPF trampoline, which then owns the direct call), ftrace's list
+ * calls its handler as before.  Both run the same handlers, and each call
+ * takes one of the two, as the call site reads.
+ *
  * Arming and disarming go through the same queue as int3 sites
  * (arming.c); kprobe_ftrace_commit() takes the ftrace sites out of it and
  * changes the filters once per batch.  An ops is registered while its
@@ -126,6 +134,13 @@ static void notrace __kprobes kprobe_ftrace_claim(unsigned long ip,
 {
 }
 
+#ifdef CONFIG_KPROBES_FTRACE_DIRECT
+#define PLAIN_OPS_FLAGS	(FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_DIRECT | \
+			 FTRACE_OPS_FL_DIRECT_YIELDS)
+#else
+#define PLAIN_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
+#endif
+
 static struct ftrace_user {
 	struct ftrace_ops	ops;
 	unsigned int		armed;	/* sites' addresses in its filter; kprobe_mutex */
@@ -135,7 +150,7 @@ static struct ftrace_user {
 } ftrace_users[2] = {
 	{
 		.ops.func	= kprobe_ftrace_handler,
-		.ops.flags	= FTRACE_OPS_FL_SAVE_REGS,
+		.ops.flags	= PLAIN_OPS_FLAGS,
 		.in		= KPROBE_FTRACE_IN_PLAIN,
 	}, {
 		.ops.func	= kprobe_ftrace_claim,
@@ -143,6 +158,32 @@ static struct ftrace_user {
 		.in		= KPROBE_FTRACE_IN_IPMODIFY,
 	},
 };
+
+/*
+ * Does @kf's filter change its registration too?  The direct one's does:
+ * ftrace_direct_yielding_add() registers the ops with its first address,
+ * ftrace_direct_yielding_remove() unregisters it before the last leaves.
+ */
+static bool filter_registers(struct ftrace_user *kf)
+{
+	return IS_ENABLED(CONFIG_KPROBES_FTRACE_DIRECT) &&
+	       kf->ops.flags & FTRACE_OPS_FL_DIRECT;
+}
+
+/* Add @n addresses to @kf's filter, or take them out (@remove). */
+static int filter_set(struct ftrace_user *kf, unsigned long *ips,
+		      unsigned int n, bool remove)
+{
+#ifdef CONFIG_KPROBES_FTRACE_DIRECT
+	if (filter_registers(kf)) {
+		if (remove)
+			return ftrace_direct_yielding_remove(&kf->ops, ips, n);
+		return ftrace_direct_yielding_add(&kf->ops, ips, n,
+				(unsigned long)kprobe_ftrace_direct_tramp);
+	}
+#endif
+	return ftrace_set_filter_ips(&kf->ops, ips, n, remove, 0);
+}
 
 /* Is @ip among @kf's stale addresses? */
 static bool filter_is_stale(struct ftrace_user *kf, unsigned long ip)
@@ -166,7 +207,7 @@ static bool filter_is_stale(struct ftrace_user *kf, unsigned long ip)
  */
 static bool filter_remove_one(struct ftrace_user *kf, unsigned long ip)
 {
-	int ret = ftrace_set_filter_ips(&kf->ops, &ip, 1, 1, 0);
+	int ret = filter_set(kf, &ip, 1, true);
 
 	/* ftrace_kill(): nothing is traced any more, nothing to keep. */
 	if (!ret || ret == -ENOENT || ret == -EINVAL ||
@@ -218,7 +259,7 @@ static void filter_remove_now(struct ftrace_user *kf, unsigned long *ips,
 {
 	unsigned int i;
 
-	if (!ftrace_set_filter_ips(&kf->ops, ips, n, 1, 0))
+	if (!filter_set(kf, ips, n, true))
 		return;
 	for (i = 0; i < n; i++)
 		filter_remove_one(kf, ips[i]);
@@ -234,10 +275,10 @@ static int filter_add(struct ftrace_user *kf, unsigned long *ips,
 	/* Before the ops may be registered again with them in its filter. */
 	if (kf->nr_stale)
 		filter_retry_stale(kf);
-	ret = ftrace_set_filter_ips(&kf->ops, ips, n, 0, 0);
+	ret = filter_set(kf, ips, n, false);
 	if (ret)
 		return ret;
-	if (!kf->armed) {
+	if (!kf->armed && !filter_registers(kf)) {
 		ret = register_ftrace_function(&kf->ops);
 		if (ret) {
 			filter_remove_now(kf, ips, n);
@@ -260,7 +301,7 @@ static void filter_remove(struct ftrace_user *kf, unsigned long *ips,
 	 * Never leave the ops registered with an empty filter.  With stale
 	 * addresses left in it, it stays unregistered until a site comes.
 	 */
-	if (kf->armed == n) {
+	if (kf->armed == n && !filter_registers(kf)) {
 		ret = unregister_ftrace_function(&kf->ops);
 		/* ftrace_kill() makes every ftrace call fail: nothing to warn. */
 		WARN_ON_ONCE(ret && !READ_ONCE(kprobe_ftrace_disabled));

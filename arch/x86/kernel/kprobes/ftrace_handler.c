@@ -230,21 +230,17 @@ static __always_inline void ftrace_bare_hit(struct kprobe *p,
 	reset_current_kprobe();
 }
 
-/* The handler of the plain ops (kernel/kprobes/ftrace.c). */
-void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *ops,
-				     struct ftrace_regs *fregs)
+/*
+ * A hit at ftrace location @ip, with preemption off.  @direct: through
+ * the direct call, where no other ftrace_ops runs for this call, and so no
+ * claim: a jprobe takes over only from the list (below).
+ */
+static __always_inline void kprobe_ftrace_hit(unsigned long ip,
+					      struct pt_regs *regs,
+					      bool direct)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe_site *site;
 	u8 in;
-	int bit;
-
-	if (unlikely(READ_ONCE(kprobe_ftrace_disabled)))
-		return;
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
 
 	/* Preemption is off: an RCU reader, as removal expects (register.c). */
 	site = kprobe_site_find((kprobe_opcode_t *)ip);
@@ -256,12 +252,12 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 		if (p) {
 			ftrace_bare_hit(p, regs, ip);
-			goto out;
+			return;
 		}
 		site = kprobe_bare_gone_to_site((kprobe_opcode_t *)ip);
 	}
 	if (!site)
-		goto out;
+		return;
 	/*
 	 * Not yet or no longer in the plain filter as far as the site knows:
 	 * ftrace calls the ops a little before an address is added and after
@@ -269,10 +265,49 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	 */
 	in = READ_ONCE(site->ftrace_in);
 	if (!(in & KPROBE_FTRACE_IN_PLAIN))
-		goto out;
+		return;
 	/* A site with a jprobe has no ->single: the walk, interrupts off. */
 	if (!ftrace_single_probe(site, regs, ip))
-		ftrace_walk_hit(site, regs, ip, in & KPROBE_FTRACE_IN_IPMODIFY);
-out:
+		ftrace_walk_hit(site, regs, ip,
+				!direct && (in & KPROBE_FTRACE_IN_IPMODIFY));
+}
+
+/*
+ * The handler of the plain ops (kernel/kprobes/ftrace.c), called from
+ * ftrace's list, or from its trampoline for the ops.
+ */
+void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *ops,
+				     struct ftrace_regs *fregs)
+{
+	int bit;
+
+	if (unlikely(READ_ONCE(kprobe_ftrace_disabled)))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	kprobe_ftrace_hit(ip, ftrace_get_regs(fregs), false);
 	ftrace_test_recursion_unlock(bit);
 }
+
+#ifdef CONFIG_KPROBES_FTRACE_DIRECT
+/*
+ * Called by kprobe_ftrace_direct_tramp (ftrace_direct.S), the direct call
+ * of a function that only the plain ops is on, with a pt_regs as ftrace's
+ * (->ip the fentry call's return).  ftrace's recursion lock is not
+ * needed: nothing here is traced, and a probed function that a handler
+ * calls finds this CPU in Kprobes and counts a miss.  The jprobe of such
+ * a site counts its hits as missed: the claim is an ops of its own, which
+ * takes the function to ftrace's list, where the plain handler acts.
+ */
+__visible void kprobe_ftrace_direct_hit(struct pt_regs *regs);
+__visible void notrace __kprobes kprobe_ftrace_direct_hit(struct pt_regs *regs)
+{
+	preempt_disable_notrace();
+	if (likely(!READ_ONCE(kprobe_ftrace_disabled)))
+		kprobe_ftrace_hit(instruction_pointer(regs) - CALL_INSN_SIZE,
+				  regs, true);
+	preempt_enable_notrace();
+}
+#endif
