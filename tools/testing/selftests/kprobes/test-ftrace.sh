@@ -17,7 +17,7 @@ if ! grep -qw function "$TR/available_tracers" 2>/dev/null; then
 	ktap_skip_all "no function tracer in this kernel"
 	exit 4
 fi
-ktap_set_plan 43
+ktap_set_plan 45
 
 FORKS=20
 forks() {
@@ -248,6 +248,54 @@ lp_off
 check "the probe under the patch counted ($n), all is undone" \
 	sh -c "[ $n -ge 5 ] && ! grep -q 'live patched' /proc/cmdline &&
 	       ! grep -q cmdline_proc_show $DEBUGFS/list"
+
+# The same two orders with the other CPU reading /proc/cmdline all along:
+# the livepatch comes over the probe, or leaves it, and every read is one
+# hit of the probe (each call of the function runs it once, whichever way
+# ftrace reaches it meanwhile).  Alone on the function, the probe is
+# reached through its direct call where the kernel has them.
+reads_start() {
+	rm -f /tmp/kpt-stop /tmp/kpt-reads
+	( n=0
+	  while [ ! -e /tmp/kpt-stop ]; do
+		cat /proc/cmdline > /dev/null
+		n=$((n + 1))
+	  done
+	  echo $n > /tmp/kpt-reads ) &
+	rbg=$!
+	sleep 1
+}
+reads_stop() {
+	sleep 1
+	touch /tmp/kpt-stop
+	wait $rbg
+	# ash's wait can return early on another child's exit: the count.
+	waited=0
+	while [ ! -s /tmp/kpt-reads ] && [ $waited -lt 50 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	cat /tmp/kpt-reads
+}
+echo 'p:kpt_cmdline cmdline_proc_show' >> $TR/kprobe_events
+echo 1 > $TR/events/kprobes/kpt_cmdline/enable
+direct=
+grep -A1 '^cmdline_proc_show' $TR/enabled_functions | grep -q 'direct-->kprobe_ftrace_direct_tramp' &&
+	direct=", called directly"
+h0=$(hits kpt_cmdline)
+reads_start
+insmod $LP
+r=$(reads_stop)
+h1=$(hits kpt_cmdline)
+check "the livepatch comes while the other CPU reads: $((h1 - h0)) hits, $r reads$direct" \
+	[ $((h1 - h0)) -eq "$r" ]
+reads_start
+lp_off
+r=$(reads_stop)
+h2=$(hits kpt_cmdline)
+check "the livepatch leaves while the other CPU reads: $((h2 - h1)) hits, $r reads" \
+	sh -c "[ $((h2 - h1)) -eq $r ] && ! grep -q 'live patched' /proc/cmdline"
+probe_off kpt_cmdline
 
 # Arming and disarming patch text that the other CPU runs (kernel_clone's
 # ftrace site; the sched_switch tracepoint's jump label in __schedule(),
