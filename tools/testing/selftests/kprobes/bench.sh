@@ -230,7 +230,7 @@ run)
 	runs=3 quick=0
 	[ -n "${KPBENCH_QUICK:-}" ] && runs=1 quick=1
 	[ -e $OPT ] && echo 1 > $OPT
-	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch,ftrace_floor \
+	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch,ftrace_floor,ftrace_ops_floor,direct_floor \
 		syms="$syms" hits="$hits" quick=$quick
 	event "$hits"
 	# A thousand trace events: not for the smoke test.

@@ -40,6 +40,11 @@ grep -qE "^every_function_hits [1-9][0-9]* hits" /tmp/kpb-out ||
 if [ -e /sys/kernel/debug/tracing/kprobe_events ]; then
 	figure kprobe_event || missing="$missing kprobe_event"
 fi
+# The floors of an entry probe need ftrace (and direct calls) built in.
+grep -qE "^ftrace_ops_floor (-?[0-9.]+ ns|n/a no dynamic ftrace)" /tmp/kpb-out ||
+	missing="$missing ftrace_ops_floor"
+grep -qE "^direct_call_floor (-?[0-9.]+ ns|n/a no direct calls)" /tmp/kpb-out ||
+	missing="$missing direct_call_floor"
 check "every case has a figure${missing:+ (missing:$missing)}" [ -z "$missing" ]
 # Without icount a hit's figure is a difference of two short timings and
 # can come out below zero; what must be there is the figure with the traps

@@ -784,6 +784,171 @@ static void release_held(void)
  * (set up through tracefs, which a module cannot write) as the difference
  * of two runs of this case, the event off and on.
  */
+/*
+ * Floors of a probe at a function's entry, per hit, whichever Kprobes runs
+ * on top: both kernels reach such a probe through ftrace, so these two
+ * figures are the same on both and say how far below upstream an entry
+ * probe can go on each path.
+ *
+ * "ftrace_ops_floor": a SAVE_REGS ftrace_ops with an empty handler on
+ * TARGET, the path both kernels' entry probes take today (ftrace's regs
+ * trampoline around the call of the ops' handler).
+ *
+ * "direct_call_floor": a direct call (register_ftrace_direct()) into a
+ * trampoline that builds a whole struct pt_regs as a probe's handlers see
+ * it, calls one pre_handler with preemption off, and returns to regs->ip:
+ * what a per-site direct call would cost before any bookkeeping of a
+ * probe's own (current_kprobe, status, recursion).
+ */
+#ifdef CONFIG_DYNAMIC_FTRACE
+static void kpb_ftrace_hit_nop(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops kpb_ops_floor = {
+	.func = kpb_ftrace_hit_nop,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+
+static void bench_ftrace_ops_floor(void)
+{
+	u64 base = baseline();
+	int ret;
+
+	ret = ftrace_set_filter(&kpb_ops_floor, TARGET, strlen(TARGET), 0);
+	if (!ret)
+		ret = register_ftrace_function(&kpb_ops_floor);
+	if (ret) {
+		pr_info("kpbench: ftrace_ops_floor n/a ftrace refused (%d)\n",
+			ret);
+		ftrace_free_filter(&kpb_ops_floor);
+		return;
+	}
+	report_hit("ftrace_ops_floor", extra_per_hit(base), 0, "");
+	unregister_ftrace_function(&kpb_ops_floor);
+	ftrace_free_filter(&kpb_ops_floor);
+}
+#else
+static void bench_ftrace_ops_floor(void)
+{
+	pr_info("kpbench: ftrace_ops_floor n/a no dynamic ftrace\n");
+}
+#endif
+
+#if defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && defined(CONFIG_X86_64)
+#include <asm/ibt.h>
+#include <asm/nospec-branch.h>
+#include <asm/segment.h>
+
+/* Read by the trampoline below only. */
+static struct kprobe kpb_direct_probe __used = { .pre_handler = nop_pre };
+
+/* Called by the trampoline below with the regs it built. */
+void kpb_direct_hit(struct kprobe *p, struct pt_regs *regs);
+void notrace kpb_direct_hit(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long ip = regs->ip;
+
+	preempt_disable_notrace();
+	/* As at an int3 on the call: just past its first byte. */
+	regs->ip = ip - PAST_FTRACE_CALL + 1;
+	if (!p->pre_handler(p, regs))
+		regs->ip = ip;
+	preempt_enable_notrace();
+}
+
+void kpb_direct_tramp(void);
+/*
+ * Entered by the function's fentry call: the function's own return
+ * address above ours.  struct pt_regs is pushed from its last field down
+ * (ss, sp, flags, cs, ip, orig_ax, then the registers in its order);
+ * ->sp is the stack pointer before the fentry call, ->ip where that call
+ * returns.  On the way back the registers come from regs, and the return
+ * goes to regs->ip.  Flags are not restored: no handler of ours sets them.
+ */
+asm (
+"	.pushsection	.text, \"ax\", @progbits\n"
+"	.type		kpb_direct_tramp, @function\n"
+"	.globl		kpb_direct_tramp\n"
+"kpb_direct_tramp:\n"
+	ASM_ENDBR
+"	pushq	$" __stringify(__KERNEL_DS) "\n"
+"	pushq	%rsp\n"
+"	addq	$16, (%rsp)\n"
+"	pushfq\n"
+"	pushq	$" __stringify(__KERNEL_CS) "\n"
+"	pushq	32(%rsp)\n"
+"	pushq	$-1\n"
+"	pushq	%rdi\n"
+"	pushq	%rsi\n"
+"	pushq	%rdx\n"
+"	pushq	%rcx\n"
+"	pushq	%rax\n"
+"	pushq	%r8\n"
+"	pushq	%r9\n"
+"	pushq	%r10\n"
+"	pushq	%r11\n"
+"	pushq	%rbx\n"
+"	pushq	%rbp\n"
+"	pushq	%r12\n"
+"	pushq	%r13\n"
+"	pushq	%r14\n"
+"	pushq	%r15\n"
+	CALL_DEPTH_ACCOUNT
+"	leaq	kpb_direct_probe(%rip), %rdi\n"
+"	movq	%rsp, %rsi\n"
+"	call	kpb_direct_hit\n"
+"	movq	16*8(%rsp), %rax\n"
+"	movq	%rax, 21*8(%rsp)\n"
+"	popq	%r15\n"
+"	popq	%r14\n"
+"	popq	%r13\n"
+"	popq	%r12\n"
+"	popq	%rbp\n"
+"	popq	%rbx\n"
+"	popq	%r11\n"
+"	popq	%r10\n"
+"	popq	%r9\n"
+"	popq	%r8\n"
+"	popq	%rax\n"
+"	popq	%rcx\n"
+"	popq	%rdx\n"
+"	popq	%rsi\n"
+"	popq	%rdi\n"
+"	addq	$6*8, %rsp\n"
+	ASM_RET
+"	.size		kpb_direct_tramp, .-kpb_direct_tramp\n"
+"	.popsection\n"
+);
+
+static struct ftrace_ops kpb_direct_ops;
+
+static void bench_direct_floor(void)
+{
+	unsigned long tramp = (unsigned long)kpb_direct_tramp;
+	u64 base = baseline();
+	int ret;
+
+	ret = ftrace_set_filter(&kpb_direct_ops, TARGET, strlen(TARGET), 0);
+	if (!ret)
+		ret = register_ftrace_direct(&kpb_direct_ops, tramp);
+	if (ret) {
+		pr_info("kpbench: direct_call_floor n/a ftrace refused (%d)\n",
+			ret);
+		ftrace_free_filter(&kpb_direct_ops);
+		return;
+	}
+	report_hit("direct_call_floor", extra_per_hit(base), 0, "");
+	unregister_ftrace_direct(&kpb_direct_ops, tramp, true);
+}
+#else
+static void bench_direct_floor(void)
+{
+	pr_info("kpbench: direct_call_floor n/a no direct calls\n");
+}
+#endif
+
 static void bench_calls(void)
 {
 	pr_info("kpbench: calls %llu ns\n", baseline());
@@ -824,6 +989,10 @@ static void run_case(const char *c)
 		bench_register(true);
 	else if (!strcmp(c, "ftrace_floor"))
 		bench_ftrace_floor();
+	else if (!strcmp(c, "ftrace_ops_floor"))
+		bench_ftrace_ops_floor();
+	else if (!strcmp(c, "direct_floor"))
+		bench_direct_floor();
 	else if (!strcmp(c, "accept"))
 		bench_accept();
 	else if (!strcmp(c, "alloc"))
