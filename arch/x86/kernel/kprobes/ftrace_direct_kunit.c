@@ -89,6 +89,7 @@ static atomic_long_t direct_calls;
 void kpfd_other_tramp(void);
 asm (
 "	.pushsection	.text, \"ax\", @progbits\n"
+"	.p2align	4\n"
 "	.type		kpfd_other_tramp, @function\n"
 "kpfd_other_tramp:\n"
 	ASM_ENDBR
