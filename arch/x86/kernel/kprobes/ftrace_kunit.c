@@ -387,22 +387,14 @@ static int ftrace_hammer(void *unused)
 }
 
 /*
- * Wait until the other CPU has called the function @n more times (five
- * seconds at most).  A fixed delay is not enough: on a loaded host, QEMU
- * can leave the other vCPU without a host CPU for longer than the delay.
- * A wait that runs out means a state saw no call: the case fails then.
+ * Wait until the other CPU has called the function @n more times.  A wait
+ * that runs out means a state saw no call: the case fails then.
  */
-static int hammer_timeouts;	/* waits the second ran out: a stalled hammer */
+static int hammer_timeouts;	/* waits that ran out: a stalled hammer */
 
 static void wait_for_hammer_calls(int n)
 {
-	int start = atomic_read(&hammer_calls);
-	unsigned long timeout = jiffies + 5 * HZ;
-
-	while (atomic_read(&hammer_calls) - start < n &&
-	       time_before(jiffies, timeout))
-		cpu_relax();
-	if (atomic_read(&hammer_calls) - start < n)
+	if (!kpt_wait_calls(&hammer_calls, n))
 		hammer_timeouts++;
 }
 

@@ -94,6 +94,22 @@ static inline struct task_struct *kpt_start_hammer(struct kunit *test,
 }
 
 /*
+ * Wait until *@calls, which a hammer counts up, has grown by @n (five
+ * seconds at most).  A fixed delay is not enough: on a loaded host, QEMU
+ * can leave the other vCPU without a host CPU for longer than the delay.
+ * Return: false when the wait ran out, a state that saw no call.
+ */
+static inline bool kpt_wait_calls(atomic_t *calls, int n)
+{
+	int start = atomic_read(calls);
+	unsigned long timeout = jiffies + 5 * HZ;
+
+	while (atomic_read(calls) - start < n && time_before(jiffies, timeout))
+		cpu_relax();
+	return atomic_read(calls) - start >= n;
+}
+
+/*
  * The rare paths a cross-CPU case exists to reach (enum kprobe_window):
  * their counts when the case starts, then how often the case entered each.
  */
