@@ -6,9 +6,11 @@
  * kprobe_ftrace_direct_tramp; while another ftrace user is there (a
  * tracer, a direct ops standing in for a BPF trampoline), ftrace's list
  * runs the probes; a direct ops that comes later owns the direct call,
- * keeps it when the probes leave, and gives it back when it leaves first.  Each call of the function runs the
- * probes exactly once, whichever way it takes, while the other CPU calls
- * it and the users come and go.
+ * keeps it when the probes leave, and gives it back when it leaves first.
+ * The probes keep no entry in ftrace's direct_functions (memory per
+ * probe), only the other direct ops does.  Each call of the function runs
+ * the probes exactly once, whichever way it takes, while the other CPU
+ * calls it and the users come and go.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -30,6 +32,15 @@ static noinline long kpfd_target(long x)
 }
 
 static long (* volatile kpfd_fn)(long) = kpfd_target;
+
+/* A function no probe is on, beside kpfd_target under one direct ops. */
+static noinline long kpfd_unprobed(long x)
+{
+	asm volatile("" : "+r" (x));
+	return x - 1;
+}
+
+static long (* volatile kpfd_unprobed_fn)(long) = kpfd_unprobed;
 
 /* Where the fentry call at @ip goes, 0 when it is no call. */
 static unsigned long call_target(unsigned long ip)
@@ -100,7 +111,24 @@ asm (
 "	.popsection\n"
 );
 
+/* The same, counting elsewhere: modify_ftrace_direct()'s new address. */
+static atomic_long_t moved_calls;
+void kpfd_moved_tramp(void);
+asm (
+"	.pushsection	.text, \"ax\", @progbits\n"
+"	.p2align	4\n"
+"	.type		kpfd_moved_tramp, @function\n"
+"kpfd_moved_tramp:\n"
+	ASM_ENDBR
+	CALL_DEPTH_ACCOUNT
+"	lock incq	moved_calls(%rip)\n"
+	ASM_RET
+"	.size		kpfd_moved_tramp, .-kpfd_moved_tramp\n"
+"	.popsection\n"
+);
+
 static const unsigned long other_tramp = (unsigned long)kpfd_other_tramp;
+static const unsigned long moved_tramp = (unsigned long)kpfd_moved_tramp;
 static struct ftrace_ops direct_ops;
 
 static int other_direct_on(struct kunit *test, unsigned long ip)
@@ -149,6 +177,8 @@ static void lone_probe_is_called_directly(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&kp));
 	KUNIT_EXPECT_EQ(test, call_target(ip), tramp);
+	/* Direct with no entry of its own: it costs no memory there. */
+	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), 0UL);
 	KUNIT_EXPECT_EQ(test, kpfd_fn(4), 11);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
 	KUNIT_EXPECT_EQ(test, hit_ip, ip + INT3_INSN_SIZE);
@@ -203,6 +233,7 @@ static void other_direct_caller_both_orders(struct kunit *test)
 	ret = other_direct_on(test, ip);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (!ret) {
+		KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), other_tramp);
 		KUNIT_EXPECT_EQ(test, kpfd_fn(1), 5);
 		KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
 		KUNIT_EXPECT_EQ(test, atomic_long_read(&direct_calls), 1L);
@@ -241,8 +272,91 @@ static void other_direct_caller_both_orders(struct kunit *test)
 		KUNIT_EXPECT_NE(test, call_target(ip), tramp);
 		other_direct_off();
 	}
+	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), 0UL);
 	KUNIT_EXPECT_EQ(test, call_target(ip), tramp);
 	KUNIT_EXPECT_EQ(test, kpfd_fn(8), 19);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, call_target(ip), 0UL);
+}
+
+/*
+ * One direct ops on a probed function and an unprobed one: the entry of
+ * the first waits until the ops has joined, the second's does not; a
+ * modify_ftrace_direct() of the ops moves both, with the probe still
+ * there; the probe leaving gives the ops the first's direct call, and the
+ * ops leaving first gives the probe its own back.
+ */
+static void direct_ops_over_probed_and_unprobed(struct kunit *test)
+{
+	unsigned long ip = entry_ip(test);
+	unsigned long ip2 = ftrace_location((unsigned long)kpfd_unprobed);
+	unsigned long ips[2] = { ip, ip2 };
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)ip,
+			     .pre_handler = count_pre };
+	int ret;
+
+	KUNIT_ASSERT_NE(test, ip2, 0UL);
+	atomic_set(&hits, 0);
+	atomic_long_set(&direct_calls, 0);
+	atomic_long_set(&moved_calls, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	ret = ftrace_set_filter_ips(&direct_ops, ips, 2, 0, 1);
+	if (!ret)
+		ret = register_ftrace_direct(&direct_ops, other_tramp);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (ret) {
+		unregister_kprobe(&kp);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), other_tramp);
+	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip2), other_tramp);
+	KUNIT_EXPECT_EQ(test, call_target(ip2), other_tramp);
+	KUNIT_EXPECT_NE(test, call_target(ip), tramp);
+	KUNIT_EXPECT_EQ(test, kpfd_fn(1), 5);
+	KUNIT_EXPECT_EQ(test, kpfd_unprobed_fn(1), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&direct_calls), 2L);
+
+	KUNIT_EXPECT_EQ(test, modify_ftrace_direct(&direct_ops, moved_tramp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(ip2), moved_tramp);
+	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), moved_tramp);
+	KUNIT_EXPECT_EQ(test, kpfd_fn(2), 7);
+	KUNIT_EXPECT_EQ(test, kpfd_unprobed_fn(2), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&direct_calls), 2L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&moved_calls), 2L);
+
+	/* The probe leaves: the ops' new address at both. */
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, call_target(ip), moved_tramp);
+	KUNIT_EXPECT_EQ(test, kpfd_fn(3), 9);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&moved_calls), 3L);
+	unregister_ftrace_direct(&direct_ops, moved_tramp, false);
+	KUNIT_EXPECT_EQ(test, call_target(ip), 0UL);
+	KUNIT_EXPECT_EQ(test, call_target(ip2), 0UL);
+	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), 0UL);
+	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip2), 0UL);
+
+	/* Again, and the ops leaves first: the probe's own direct call. */
+	memset(&kp, 0, sizeof(kp));
+	kp.addr = (kprobe_opcode_t *)ip;
+	kp.pre_handler = count_pre;
+	atomic_set(&hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	ret = ftrace_set_filter_ips(&direct_ops, ips, 2, 0, 1);
+	if (!ret)
+		ret = register_ftrace_direct(&direct_ops, other_tramp);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, call_target(ip2), other_tramp);
+		other_direct_off();
+	}
+	KUNIT_EXPECT_EQ(test, call_target(ip), tramp);
+	KUNIT_EXPECT_EQ(test, call_target(ip2), 0UL);
+	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), 0UL);
+	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip2), 0UL);
+	KUNIT_EXPECT_EQ(test, kpfd_fn(4), 11);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, call_target(ip), 0UL);
@@ -266,14 +380,13 @@ static int direct_hammer(void *unused)
 	return 0;
 }
 
+/* A state that saw no call of the other CPU's fails the case. */
+static int hammer_timeouts;
+
 static void wait_calls(int n)
 {
-	int start = atomic_read(&hammer_calls);
-	unsigned long timeout = jiffies + 5 * HZ;
-
-	while (atomic_read(&hammer_calls) - start < n &&
-	       time_before(jiffies, timeout))
-		cpu_relax();
+	if (!kpt_wait_calls(&hammer_calls, n))
+		hammer_timeouts++;
 }
 
 /*
@@ -295,6 +408,7 @@ static void each_call_hits_once_while_users_come_and_go(struct kunit *test)
 	atomic_set(&hits, 0);
 	atomic_set(&hammer_wrong, 0);
 	atomic_set(&hammer_calls, 0);
+	hammer_timeouts = 0;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&trace_ops, ip, 0, 1), 0);
 	hammer = kpt_start_hammer(test, direct_hammer, "kprobes-direct-hammer",
@@ -325,6 +439,7 @@ static void each_call_hits_once_while_users_come_and_go(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, round, 30);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_wrong), 0);
+	KUNIT_EXPECT_EQ(test, hammer_timeouts, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hits), atomic_read(&hammer_calls));
 	KUNIT_EXPECT_EQ(test, kp.nmissed, 0UL);
 	unregister_kprobe(&kp);
@@ -335,6 +450,7 @@ static void each_call_hits_once_while_users_come_and_go(struct kunit *test)
 static struct kunit_case kprobes_ftrace_direct_cases[] = {
 	KUNIT_CASE(lone_probe_is_called_directly),
 	KUNIT_CASE(other_direct_caller_both_orders),
+	KUNIT_CASE(direct_ops_over_probed_and_unprobed),
 	KUNIT_CASE_SLOW(each_call_hits_once_while_users_come_and_go),
 	{}
 };
