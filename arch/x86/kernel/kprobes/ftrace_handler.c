@@ -23,6 +23,7 @@
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <asm/ibt.h>
 #include <asm/text-patching.h>
 
 /* A hit that finds this CPU inside Kprobes already runs no handler. */
@@ -231,39 +232,41 @@ static __always_inline void ftrace_bare_hit(struct kprobe *p,
 }
 
 /*
- * A hit at ftrace location @ip, with preemption off.  @direct: through
- * the direct call, where no other ftrace_ops runs for this call, and so no
+ * What a hit at ftrace location @ip runs: the site there, or else the
+ * bare probe there (*@bare), or neither.  Preemption is off: an RCU
+ * reader, as removal expects (register.c).
+ */
+static __always_inline struct kprobe_site *ftrace_hit_lookup(unsigned long ip,
+							     struct kprobe **bare)
+{
+	struct kprobe_site *site = kprobe_site_find((kprobe_opcode_t *)ip);
+
+	*bare = NULL;
+	if (site)
+		return site;
+	kprobe_window_stall(KPROBE_WINDOW_BARE_TO_SITE);
+	*bare = kprobe_bare_find((kprobe_opcode_t *)ip);
+	if (*bare)
+		return NULL;
+	return kprobe_bare_gone_to_site((kprobe_opcode_t *)ip);
+}
+
+/*
+ * A hit at the site at @ip, with preemption off.  @direct: through the
+ * direct call, where no other ftrace_ops runs for this call, and so no
  * claim: a jprobe takes over only from the list (below).
  */
-static __always_inline void kprobe_ftrace_hit(unsigned long ip,
-					      struct pt_regs *regs,
-					      bool direct)
+static __always_inline void ftrace_site_hit(struct kprobe_site *site,
+					    struct pt_regs *regs,
+					    unsigned long ip, bool direct)
 {
-	struct kprobe_site *site;
-	u8 in;
-
-	/* Preemption is off: an RCU reader, as removal expects (register.c). */
-	site = kprobe_site_find((kprobe_opcode_t *)ip);
-	if (!site) {
-		struct kprobe *p;
-
-		kprobe_window_stall(KPROBE_WINDOW_BARE_TO_SITE);
-		p = kprobe_bare_find((kprobe_opcode_t *)ip);
-
-		if (p) {
-			ftrace_bare_hit(p, regs, ip);
-			return;
-		}
-		site = kprobe_bare_gone_to_site((kprobe_opcode_t *)ip);
-	}
-	if (!site)
-		return;
 	/*
 	 * Not yet or no longer in the plain filter as far as the site knows:
 	 * ftrace calls the ops a little before an address is added and after
 	 * it is removed (ftrace.c changes the bit after and before).
 	 */
-	in = READ_ONCE(site->ftrace_in);
+	u8 in = READ_ONCE(site->ftrace_in);
+
 	if (!(in & KPROBE_FTRACE_IN_PLAIN))
 		return;
 	/* A site with a jprobe has no ->single: the walk, interrupts off. */
@@ -280,6 +283,9 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *ops,
 				     struct ftrace_regs *fregs)
 {
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprobe_site *site;
+	struct kprobe *p;
 	int bit;
 
 	if (unlikely(READ_ONCE(kprobe_ftrace_disabled)))
@@ -287,7 +293,11 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
-	kprobe_ftrace_hit(ip, ftrace_get_regs(fregs), false);
+	site = ftrace_hit_lookup(ip, &p);
+	if (p)
+		ftrace_bare_hit(p, regs, ip);
+	else if (site)
+		ftrace_site_hit(site, regs, ip, false);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -301,13 +311,48 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  * a site counts its hits as missed: the claim is an ops of its own, which
  * takes the function to ftrace's list, where the plain handler acts.
  */
+/*
+ * The direct call's hit: a bare probe's, or a site's out of line, each
+ * with preemption off until it ends.  Inline, the registers that a site's
+ * paths keep across their calls would be saved and restored on every
+ * direct hit; this way the lookup saves none, and each path saves its
+ * own.  Called only by a jump from kprobe_ftrace_direct_hit(): no endbr.
+ */
+static noinline __noendbr void notrace __kprobes
+ftrace_direct_bare_hit(struct kprobe *p, struct pt_regs *regs, unsigned long ip)
+{
+	ftrace_bare_hit(p, regs, ip);
+	preempt_enable_notrace();
+}
+
+static noinline __noendbr void notrace __kprobes
+ftrace_direct_site_hit(struct kprobe_site *site, struct pt_regs *regs,
+		       unsigned long ip)
+{
+	ftrace_site_hit(site, regs, ip, true);
+	preempt_enable_notrace();
+}
+
 __visible void kprobe_ftrace_direct_hit(struct pt_regs *regs);
 __visible void notrace __kprobes kprobe_ftrace_direct_hit(struct pt_regs *regs)
 {
+	unsigned long ip = instruction_pointer(regs) - CALL_INSN_SIZE;
+	struct kprobe_site *site;
+	struct kprobe *p;
+
 	preempt_disable_notrace();
-	if (likely(!READ_ONCE(kprobe_ftrace_disabled)))
-		kprobe_ftrace_hit(instruction_pointer(regs) - CALL_INSN_SIZE,
-				  regs, true);
+	if (likely(!READ_ONCE(kprobe_ftrace_disabled))) {
+		site = ftrace_hit_lookup(ip, &p);
+		/* Each ends the hit: a jump, not a call. */
+		if (likely(p)) {
+			ftrace_direct_bare_hit(p, regs, ip);
+			return;
+		}
+		if (site) {
+			ftrace_direct_site_hit(site, regs, ip);
+			return;
+		}
+	}
 	preempt_enable_notrace();
 }
 #endif
