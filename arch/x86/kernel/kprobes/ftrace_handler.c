@@ -303,20 +303,12 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 #ifdef CONFIG_KPROBES_FTRACE_DIRECT
 /*
- * Called by kprobe_ftrace_direct_tramp (ftrace_direct.S), the direct call
- * of a function that only the plain ops is on, with a pt_regs as ftrace's
- * (->ip the fentry call's return).  ftrace's recursion lock is not
- * needed: nothing here is traced, and a probed function that a handler
- * calls finds this CPU in Kprobes and counts a miss.  The jprobe of such
- * a site counts its hits as missed: the claim is an ops of its own, which
- * takes the function to ftrace's list, where the plain handler acts.
- */
-/*
- * The direct call's hit: a bare probe's, or a site's out of line, each
- * with preemption off until it ends.  Inline, the registers that a site's
- * paths keep across their calls would be saved and restored on every
- * direct hit; this way the lookup saves none, and each path saves its
- * own.  Called only by a jump from kprobe_ftrace_direct_hit(): no endbr.
+ * The two ends of a direct call's hit, a bare probe's and a site's, each
+ * out of line with the registers it keeps across its handler calls, and
+ * each ending the preemption-off section its caller began.  Inline, every
+ * direct hit would save and restore the five a site's paths keep; this
+ * way the lookup saves none.  Reached by a direct jump or call only (no
+ * endbr; their addresses must never be taken).
  */
 static noinline __noendbr void notrace __kprobes
 ftrace_direct_bare_hit(struct kprobe *p, struct pt_regs *regs, unsigned long ip)
@@ -333,6 +325,15 @@ ftrace_direct_site_hit(struct kprobe_site *site, struct pt_regs *regs,
 	preempt_enable_notrace();
 }
 
+/*
+ * Called by kprobe_ftrace_direct_tramp (ftrace_direct.S), the direct call
+ * of a function that only the plain ops is on, with a pt_regs as ftrace's
+ * (->ip the fentry call's return).  ftrace's recursion lock is not
+ * needed: nothing here is traced, and a probed function that a handler
+ * calls finds this CPU in Kprobes and counts a miss.  The jprobe of such
+ * a site counts its hits as missed: the claim is an ops of its own, which
+ * takes the function to ftrace's list, where the plain handler acts.
+ */
 __visible void kprobe_ftrace_direct_hit(struct pt_regs *regs);
 __visible void notrace __kprobes kprobe_ftrace_direct_hit(struct pt_regs *regs)
 {
@@ -343,7 +344,7 @@ __visible void notrace __kprobes kprobe_ftrace_direct_hit(struct pt_regs *regs)
 	preempt_disable_notrace();
 	if (likely(!READ_ONCE(kprobe_ftrace_disabled))) {
 		site = ftrace_hit_lookup(ip, &p);
-		/* Each ends the hit: a jump, not a call. */
+		/* Each ends the hit (a tail call, without frame pointers). */
 		if (likely(p)) {
 			ftrace_direct_bare_hit(p, regs, ip);
 			return;
