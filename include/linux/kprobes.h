@@ -38,6 +38,21 @@
 #define KPROBE_HIT_SS		0x00000002	/* executing the copy */
 #define KPROBE_REENTER		0x00000004	/* a nested hit, no handlers */
 #define KPROBE_HIT_SSDONE	0x00000008	/* running post_handlers */
+
+/*
+ * Bare probes (kernel/kprobes/bare.c): a probe alone at its address goes
+ * without a site at an ftrace location, and anywhere on a classic
+ * architecture with neither ftrace's probes nor jump optimization (arm64,
+ * riscv...: KPROBE_CLASSIC_BARE), whose breakpoint handler then works
+ * with the probe itself.
+ */
+#if defined(CONFIG_KPROBES_CLASSIC_ARCH) && \
+	!defined(CONFIG_KPROBES_ON_FTRACE) && !defined(CONFIG_OPTPROBES)
+#define KPROBE_CLASSIC_BARE
+#endif
+#if defined(CONFIG_KPROBES_ON_FTRACE) || defined(KPROBE_CLASSIC_BARE)
+#define KPROBE_BARE_PROBES
+#endif
 #else
 typedef int kprobe_opcode_t;
 struct arch_specific_insn {
@@ -60,18 +75,24 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
 
 struct kprobe {
 	/*
-	 * Membership in the probe site's list of probes (RCU).  First, so
-	 * that the hot loops over a site's probes need no pointer arithmetic.
-	 * A bare probe (below) has no site: its ->list is on the core's own
+	 * ->list: membership in the probe site's list of probes (RCU).  A
+	 * bare probe (below) has no site: its ->list is on the core's own
 	 * queues, under kprobe_mutex.
+	 * ->hlist: membership in the hash of bare probes
+	 * (kernel/kprobes/bare.c): a probe alone at its address, kept
+	 * without a site (RCU).
+	 * The one the hot path walks comes first, so that a node found is
+	 * the probe, with no pointer arithmetic: a site's list where sites
+	 * are the usual hit, the bare hash where every hit starts there
+	 * (get_kprobe(), on a classic architecture with bare probes).
 	 */
-	struct list_head list;
-
-	/*
-	 * Membership in the hash of bare probes (kernel/kprobes/bare.c):
-	 * a probe alone at its address, kept without a site (RCU).
-	 */
+#ifdef KPROBE_CLASSIC_BARE
 	struct hlist_node hlist;
+	struct list_head list;
+#else
+	struct list_head list;
+	struct hlist_node hlist;
+#endif
 
 	/* Hits that found the CPU already inside Kprobes: handlers skipped. */
 	unsigned long nmissed;
@@ -232,20 +253,6 @@ struct kprobe_blacklist_entry {
 
 #ifdef CONFIG_KPROBES
 
-/*
- * Bare probes (kernel/kprobes/bare.c): a probe alone at its address goes
- * without a site at an ftrace location, and anywhere on a classic
- * architecture with neither ftrace's probes nor jump optimization (arm64,
- * riscv...: KPROBE_CLASSIC_BARE), whose breakpoint handler then works
- * with the probe itself.
- */
-#if defined(CONFIG_KPROBES_CLASSIC_ARCH) && \
-	!defined(CONFIG_KPROBES_ON_FTRACE) && !defined(CONFIG_OPTPROBES)
-#define KPROBE_CLASSIC_BARE
-#endif
-#if defined(CONFIG_KPROBES_ON_FTRACE) || defined(KPROBE_CLASSIC_BARE)
-#define KPROBE_BARE_PROBES
-#endif
 
 /*
  * Jump optimization on a classic architecture (arm, powerpc): its own

@@ -127,10 +127,10 @@ kprobe_bare_node_find(kprobe_opcode_t *addr)
 	struct hlist_node *node;
 
 	/*
-	 * The walk of hlist_for_each_entry_rcu_notrace(), on the nodes: a
-	 * probe's ->hlist is not its first member, and a test of the probe
-	 * for NULL, the macro's or the caller's, would cost every hit
-	 * instructions that a test of the node does not (get_kprobe()).
+	 * The walk of hlist_for_each_entry_rcu_notrace(), on the nodes:
+	 * where a probe's ->hlist is not its first member (struct kprobe),
+	 * a test of the probe for NULL, the macro's or the caller's, would
+	 * cost every hit instructions that a test of the node does not.
 	 */
 	for (node = rcu_dereference_raw(hlist_first_rcu(bucket)); node;
 	     node = rcu_dereference_raw(hlist_next_rcu(node))) {
