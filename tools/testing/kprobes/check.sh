@@ -63,6 +63,12 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1> <ftracetest: all|core>
 			echo "skip-ok test-tools	# perf and bpftrace ride only in a tracing kernel's preempt=$TOOLS_MODE boot"
 		grep -q '^CONFIG_BPF_EVENTS=y' "$obj/.config" ||
 			echo "skip-ok test-perf-pmu	# no kprobe PMU or BPF events in this kernel"
+		# A BPF fentry program needs the kernel's BTF (test-tools).
+		grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$obj/.config" || {
+			echo "skip-ok test-tools/a BPF fentry program comes and goes over a probe while the other CPU reads	# no BTF in this kernel"
+			echo "skip-ok test-tools/a probe comes and goes under a BPF fentry program while the other CPU reads	# the same"
+			echo "skip-ok test-tools/the probe is called directly again once the program left	# the same"
+		}
 		# Upstream's ftrace selftests: what they gave on upstream.
 		grep -q '^CONFIG_KPROBE_EVENTS=y' "$obj/.config" &&
 			ftrace_expectations "$4"

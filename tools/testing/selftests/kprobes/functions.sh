@@ -64,6 +64,34 @@ no_splat() {
 	! dmesg | grep -v 'BUG: KCSAN: ' | grep -qE 'BUG:|WARNING:|Oops|Kernel panic|general protection fault|possible circular locking|possible recursive locking|KASAN:|UBSAN:|self-detected stall|rcu_.*stall|blocked for more than|Unrecoverable kprobe|kmemleak: [0-9]+ new suspected'
 }
 
+# cmdline_reads_start: a loop in the background reads /proc/cmdline
+# (cmdline_proc_show(), a function both CPUs can be made to call) until
+# cmdline_reads_stop, which prints how many reads it made.
+cmdline_reads_start() {
+	rm -f /tmp/kpt-stop /tmp/kpt-reads
+	( n=0
+	  while [ ! -e /tmp/kpt-stop ]; do
+		cat /proc/cmdline > /dev/null
+		n=$((n + 1))
+	  done
+	  echo $n > /tmp/kpt-reads ) &
+	rbg=$!
+	sleep 1
+}
+
+cmdline_reads_stop() {
+	sleep 1
+	touch /tmp/kpt-stop
+	wait $rbg
+	# ash's wait can return early on another child's exit: the count.
+	waited=0
+	while [ ! -s /tmp/kpt-reads ] && [ $waited -lt 50 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	cat /tmp/kpt-reads
+}
+
 clear_log() {
 	dmesg -c > /dev/null
 }

@@ -170,8 +170,9 @@ t=$(graphed kernel_clone)
 check "function_graph sees every fork return ($t)" [ "$t" -ge $FORKS ]
 check "the return probe fires on every return ($h0 -> $h1)" \
 	[ $((h1 - h0)) -ge $FORKS ]
+# (In hex, or in decimal where BTF types $retval as the function's pid_t.)
 check "the return values are pids" \
-	sh -c "grep 'kpt_clone_ret:' $TR/trace | grep -q 'ret=0x[1-9a-f]'"
+	sh -c "grep 'kpt_clone_ret:' $TR/trace | grep -qE 'ret=(0x[1-9a-f]|[1-9])'"
 tracer_off
 probe_off kpt_clone_ret
 
@@ -254,44 +255,21 @@ check "the probe under the patch counted ($n), all is undone" \
 # hit of the probe (each call of the function runs it once, whichever way
 # ftrace reaches it meanwhile).  Alone on the function, the probe is
 # reached through its direct call where the kernel has them.
-reads_start() {
-	rm -f /tmp/kpt-stop /tmp/kpt-reads
-	( n=0
-	  while [ ! -e /tmp/kpt-stop ]; do
-		cat /proc/cmdline > /dev/null
-		n=$((n + 1))
-	  done
-	  echo $n > /tmp/kpt-reads ) &
-	rbg=$!
-	sleep 1
-}
-reads_stop() {
-	sleep 1
-	touch /tmp/kpt-stop
-	wait $rbg
-	# ash's wait can return early on another child's exit: the count.
-	waited=0
-	while [ ! -s /tmp/kpt-reads ] && [ $waited -lt 50 ]; do
-		sleep 0.1
-		waited=$((waited + 1))
-	done
-	cat /tmp/kpt-reads
-}
 echo 'p:kpt_cmdline cmdline_proc_show' >> $TR/kprobe_events
 echo 1 > $TR/events/kprobes/kpt_cmdline/enable
 direct=
 grep -A1 '^cmdline_proc_show' $TR/enabled_functions | grep -q 'direct-->kprobe_ftrace_direct_tramp' &&
 	direct=", called directly"
 h0=$(hits kpt_cmdline)
-reads_start
+cmdline_reads_start
 insmod $LP
-r=$(reads_stop)
+r=$(cmdline_reads_stop)
 h1=$(hits kpt_cmdline)
 check "the livepatch comes while the other CPU reads: $((h1 - h0)) hits, $r reads$direct" \
 	[ $((h1 - h0)) -eq "$r" ]
-reads_start
+cmdline_reads_start
 lp_off
-r=$(reads_stop)
+r=$(cmdline_reads_stop)
 h2=$(hits kpt_cmdline)
 check "the livepatch leaves while the other CPU reads: $((h2 - h1)) hits, $r reads" \
 	sh -c "[ $((h2 - h1)) -eq $r ] && ! grep -q 'live patched' /proc/cmdline"

@@ -15,7 +15,7 @@ if [ ! -x /usr/bin/perf ] || [ ! -x /usr/bin/bpftrace ]; then
 	ktap_skip_all "no perf and bpftrace in this boot"
 	exit 4
 fi
-ktap_set_plan 16
+ktap_set_plan 19
 
 TR=/sys/kernel/tracing
 [ -e "$TR/kprobe_events" ] || mount -t tracefs tracefs "$TR" 2>/dev/null
@@ -125,6 +125,77 @@ out=$(timeout 120 bpftrace -q --unsafe \
 check "bpftrace at a notrace entry is refused with EINVAL" \
 	has "$out" 'cannot attach kprobe, Invalid argument'
 check "bpftrace left no probe behind" sh -c "! grep -q kprobes_target $DEBUGFS/list"
+
+# A BPF fentry program (bpftrace's kfunc:, a BPF trampoline reached by
+# ftrace's direct call) and a probe on one function, cmdline_proc_show(),
+# while the other CPU reads /proc/cmdline all along.  The probe stays
+# while the program comes and goes (it takes the function's direct call
+# over, and gives it back): every read is one hit of the probe.  The
+# program stays while the probe comes and goes: every read is one run of
+# the program.  fentry needs the kernel's BTF (CONFIG_DEBUG_INFO_BTF).
+fentry_start() {
+	rm -f /tmp/bt-fentry.out
+	bpftrace -B line -e 'BEGIN { printf("ready\n"); }
+		     kfunc:cmdline_proc_show { @n = count(); }' \
+		> /tmp/bt-fentry.out 2>&1 &
+	btbg=$!
+	w=0
+	while ! grep -q ready /tmp/bt-fentry.out && [ $w -lt 600 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+}
+# fentry_stop: the program's count in $n (not in a subshell: only this
+# shell can wait for bpftrace), and its output as diagnostics without one.
+fentry_stop() {
+	kill -INT $btbg
+	wait $btbg
+	n=$(sed -n 's/^@n: //p' /tmp/bt-fentry.out)
+	[ -n "$n" ] || sed 's/^/# bpftrace: /' /tmp/bt-fentry.out
+}
+cmdline_hits() {
+	awk '$1 == "kpt_fentry" { print $2 }' "$TR/kprobe_profile"
+}
+cmdline_probe_on() {
+	echo 'p:kpt_fentry cmdline_proc_show' >> "$TR/kprobe_events" &&
+		echo 1 > "$TR/events/kprobes/kpt_fentry/enable"
+}
+cmdline_probe_off() {
+	echo 0 > "$TR/events/kprobes/kpt_fentry/enable" &&
+		echo '-:kpt_fentry' >> "$TR/kprobe_events"
+}
+if [ ! -e /sys/kernel/btf/vmlinux ]; then
+	skip "a BPF fentry program comes and goes over a probe while the other CPU reads" \
+		"no BTF in this kernel (CONFIG_DEBUG_INFO_BTF)"
+	skip "a probe comes and goes under a BPF fentry program while the other CPU reads" \
+		"no BTF in this kernel (CONFIG_DEBUG_INFO_BTF)"
+	skip "the probe is called directly again once the program left" \
+		"no BTF in this kernel (CONFIG_DEBUG_INFO_BTF)"
+else
+	cmdline_probe_on
+	h0=$(cmdline_hits)
+	cmdline_reads_start
+	fentry_start
+	sleep 1
+	fentry_stop
+	r=$(cmdline_reads_stop)
+	h1=$(cmdline_hits)
+	check "a BPF fentry program comes and goes over a probe while the other CPU reads: $((h1 - h0)) hits, $r reads, the program saw $n" \
+		[ $((h1 - h0)) -eq "$r" -a "${n:-0}" -gt 0 ]
+	check "the probe is called directly again once the program left" \
+		sh -c "grep -A1 '^cmdline_proc_show' $TR/enabled_functions |
+		       grep -q 'direct-->kprobe_ftrace_direct_tramp'"
+	cmdline_probe_off
+	fentry_start
+	cmdline_reads_start
+	cmdline_probe_on
+	sleep 1
+	cmdline_probe_off
+	r=$(cmdline_reads_stop)
+	fentry_stop
+	check "a probe comes and goes under a BPF fentry program while the other CPU reads: the program saw $n, $r reads" \
+		[ "${n:-0}" -eq "$r" ]
+fi
 rmmod kprobes_target
 check "no warning in the kernel log" sh -c "! dmesg | grep -E 'WARNING|Oops|BUG:'"
 
