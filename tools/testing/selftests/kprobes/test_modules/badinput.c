@@ -119,8 +119,15 @@ static const void *text_of(const void *fn)
 #define INSN_LEN	min_t(size_t, kbi_len[0], sizeof(before_insn))
 #define MANY_LEN	min_t(size_t, kbi_len[1], sizeof(before_many))
 
+/*
+ * The text before a run, once it has settled: a jump the optimizer put in
+ * for the last run's probes may still stand (a site parks when its last
+ * probe leaves), and it would go back to the original bytes in the middle
+ * of this run, which text_same() would take for this run's change.
+ */
 static void snapshot(void)
 {
+	kprobe_optimizer_flush();
 	memcpy(before_insn, text_of(kbi_insn), INSN_LEN);
 	memcpy(before_many, text_of(kbi_many), MANY_LEN);
 	memcpy(before_func, text_of(kbi_func), sizeof(before_func));
