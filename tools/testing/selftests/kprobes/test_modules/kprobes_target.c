@@ -163,7 +163,12 @@ noinline int __kprobes kprobes_target_kprobes_text(int x)
 }
 
 static int noinstr_ret = 1, live_init_ret = 1;
-static unsigned long init_work_addr;	/* set by the init */
+/*
+ * Set by the init, read by live_notify(): the volatile read keeps
+ * clang from folding the only value ever stored into live_notify(),
+ * which would make it reference __init text (a modpost section mismatch).
+ */
+static unsigned long init_work_addr;
 static u32 late_result;
 static DECLARE_COMPLETION(live_seen);
 
@@ -205,7 +210,7 @@ static int live_notify(struct notifier_block *nb, unsigned long state,
 		return NOTIFY_DONE;
 	/* By address: no failed lookup can pass for the refusal. */
 	if (refusals)
-		live_init_ret = try_probe(NULL, init_work_addr);
+		live_init_ret = try_probe(NULL, READ_ONCE(init_work_addr));
 	complete(&live_seen);
 	return NOTIFY_DONE;
 }
@@ -335,7 +340,7 @@ static int __init kprobes_target_init(void)
 		if (ret)
 			return ret;
 	}
-	init_work_addr = (unsigned long)kprobes_target_init_work;
+	WRITE_ONCE(init_work_addr, (unsigned long)kprobes_target_init_work);
 	if (refusals) {
 		noinstr_ret = try_probe("kprobes_target_noinstr", 0);
 		/* Keep the function: nothing else calls it. */
