@@ -29,6 +29,10 @@
 #                      Documentation/trace/kprobes.rst
 #   DEBUG=1            build and test the lockdep kernel (build/obj-debug)
 #   KCSAN=1            build and test the data race kernel (build/obj-kcsan)
+#   BTF=1              build and test the tracing kernel with its BTF
+#                      (build/obj-btf): BPF fentry programs beside probes
+#   CLANG=1            build and test the tracing kernel built by clang-16
+#                      with kCFI (build/obj-clang)
 #   KERNELS="test"     build and test only these kernels (kernels.sh)
 
 T := tools/testing/kprobes
@@ -36,12 +40,15 @@ export BUILD ?= $(CURDIR)/build
 
 # The kernels make check builds and boots (tools/testing/kprobes/kernels.sh):
 # the test kernel and the tracing kernel; with DEBUG=1 the debug kernel (the
-# tracing kernel with lockdep and friends).  make demo and make shell boot
-# the first.
+# tracing kernel with lockdep and friends).  make shell boots the first.
 ifeq ($(KCSAN),1)
 export KERNELS := kcsan
 else ifeq ($(DEBUG),1)
 export KERNELS := debug
+else ifeq ($(BTF),1)
+export KERNELS := btf
+else ifeq ($(CLANG),1)
+export KERNELS := clang
 else
 export KERNELS ?= test tracing
 endif

@@ -28,7 +28,8 @@ if [ "${GUEST_ARCH:-x86_64}" != x86_64 ]; then
 	arch_describe "$GUEST_ARCH" || { echo "build: no $GUEST_ARCH" >&2; exit 2; }
 	arch_packages
 fi
-kmake() { make -s -C "$src" O="$obj" ARCH="$karch" ${cross:+CROSS_COMPILE="$cross"} "$@"; }
+# shellcheck disable=SC2046
+kmake() { make -s -C "$src" O="$obj" ARCH="$karch" ${cross:+CROSS_COMPILE="$cross"} $(kernel_make_vars "${KERNEL:-test}") "$@"; }
 
 mkdir -p "$obj"
 want=$(cat $frags | sha256sum | cut -d' ' -f1)
@@ -61,6 +62,13 @@ kst=${MODSRC:-$src/tools/testing/selftests/kprobes/test_modules}
 if [ -d "$kst" ]; then
 	mkdir -p "$obj/selftest-modules"
 	rsync -rc "$kst/" "$obj/selftest-modules/"
+	# A module's BTF is split BTF on top of vmlinux's, but kbuild links
+	# an external module again only when the module changed: after a new
+	# vmlinux the old .ko would be refused at load ("failed to validate
+	# module BTF").
+	if grep -q '^CONFIG_DEBUG_INFO_BTF_MODULES=y' "$obj/.config"; then
+		find "$obj/selftest-modules" -name '*.ko' ! -newer "$obj/vmlinux" -delete
+	fi
 	# MODULES: only these (make bench builds just its module, which
 	# pristine upstream can build too).
 	kmake -j"$(nproc)" M="$obj/selftest-modules" ${MODULES:+KPROBES_MODULES="$MODULES"} modules

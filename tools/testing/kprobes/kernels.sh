@@ -8,6 +8,12 @@
 #   debug    the tracing kernel + configs/debug.config (lockdep, RCU and
 #            list debugging) + configs/sanitizers.config (KASAN,
 #            kmemleak, UBSAN); make check DEBUG=1              build/obj-debug
+#   btf      the tracing kernel + configs/btf.config (DWARF and the
+#            kernel's BTF, for BPF fentry programs); make check BTF=1
+#                                                              build/obj-btf
+#   clang    the tracing kernel + configs/clang.config (kCFI, IBT), built
+#            with Debian's clang-16 and lld-16; make check CLANG=1
+#                                                              build/obj-clang
 #   kcsan    the test kernel + configs/kcsan.config (the data race
 #            detector); make check KCSAN=1                   build/obj-kcsan
 
@@ -23,8 +29,17 @@ kernel_configs() {
 	test) echo "test kunit" ;;
 	tracing) echo "test kunit tracing" ;;
 	debug) echo "test kunit tracing debug sanitizers" ;;
+	btf) echo "test kunit tracing btf" ;;
+	clang) echo "test kunit tracing clang" ;;
 	kcsan) echo "test kunit kcsan" ;;
 	*) echo "kernels.sh: no kernel named $1" >&2; return 1 ;;
+	esac
+}
+
+# kernel_make_vars <name>: what make needs beyond ARCH for that kernel.
+kernel_make_vars() {
+	case "$1" in
+	clang) echo "LLVM=-16" ;;
 	esac
 }
 

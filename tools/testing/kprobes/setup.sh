@@ -18,6 +18,10 @@ TARBALL=/usr/src/linux-source-6.12.tar.xz
 TOOLS="gcc make flex bison bc libelf-dev libssl-dev cpio dwarves python3 rsync
        kmod busybox-static bash-static xz-utils git
        linux-perf bpftrace libc6-dev"
+# The clang kernel (make check CLANG=1) is built by Debian's clang-16.
+case " ${KERNELS:-} " in
+*" clang "*) TOOLS="$TOOLS clang-16 lld-16 llvm-16" ;;
+esac
 QEMU_PKGS="qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-s390x qemu-system-riscv"
 QEMU_MIN=1:10
 
