@@ -67,10 +67,17 @@ noinline int kprobes_target_func(int x)
 	return x * 3 + 1;
 }
 
+/*
+ * What the two return when nothing is injected.  Read, not a constant:
+ * clang propagates a noinline function's constant return value into its
+ * callers, which would then never see the injected error.
+ */
+static int may_fail_ret;
+
 noinline int kprobes_target_may_fail(void);
 noinline int kprobes_target_may_fail(void)
 {
-	return 0;
+	return READ_ONCE(may_fail_ret);
 }
 ALLOW_ERROR_INJECTION(kprobes_target_may_fail, ERRNO);
 
@@ -80,7 +87,7 @@ noinline notrace int kprobes_target_may_fail_notrace(void);
 noinline notrace int kprobes_target_may_fail_notrace(void)
 {
 	WRITE_ONCE(may_fail_calls, READ_ONCE(may_fail_calls) + 1);
-	return 0;
+	return READ_ONCE(may_fail_ret);
 }
 ALLOW_ERROR_INJECTION(kprobes_target_may_fail_notrace, ERRNO);
 
