@@ -21,7 +21,8 @@
 #                      ARCH=arm64: both built for arm64)
 #   make ftrace-reference  upstream's ftrace kprobe selftests on pristine
 #                      upstream and on ours; rewrites the reference make
-#                      check holds ours to (ftracetest-upstream.txt)
+#                      check holds ours to (ftracetest-upstream.txt;
+#                      with CLANG=1 both built by clang: -clang.txt)
 #   make conformance   our core beside pristine upstream (same base and
 #                      fragments): errnos, handler context, debugfs files,
 #                      knobs, acceptance at every instruction boundary of
@@ -107,7 +108,7 @@ bench: assemble
 	@$(T)/bench.sh
 
 ftrace-reference: assemble
-	@$(T)/ftrace-reference.sh
+	@REF_KERNEL=$(if $(filter clang,$(KERNELS)),clang,tracing) $(T)/ftrace-reference.sh
 
 conformance: assemble
 	@$(T)/conformance.sh

@@ -55,7 +55,39 @@ fi
 echo "build: kernel in $obj"
 # Settle options that a Kconfig change brought in, without asking.
 kmake olddefconfig
-kmake -j"$(nproc)" "$(basename "$image")" modules
+# What the build says on stderr goes to the terminal and to a log, for
+# the objtool check below.
+warnings=$obj/build-warnings.log
+{ kmake -j"$(nproc)" "$(basename "$image")" modules 2>&1 1>&3 | tee "$warnings" >&2; } 3>&1
+
+# Objtool's warnings about our code fail the build (a pristine tree, with
+# none of our files, is not held to it): those about an object of ours,
+# and those whose function (the first symbol named) one of our objects
+# defines.  vmlinux.o's warnings name only the function.
+our_objtool_warnings() {
+	local syms line fn
+	syms=$(cd "$obj" && for f in kernel/kprobes/*.o arch/"$karch"/kernel/kprobes/*.o \
+					arch/x86/kernel/kprobes/*.o; do
+		[ -f "$f" ] && nm --defined-only "$f"
+	done 2>/dev/null | awk '$2 ~ /^[tT]$/ {print $3}' | sort -u)
+	{ grep 'warning: objtool:' "$warnings" || true; } | while read -r line; do
+		case "$line" in
+		kernel/kprobes/*|arch/*/kprobes/*|arch/*/probes/*|samples/kprobes/*)
+			echo "$line"
+			continue ;;
+		esac
+		fn=$(sed -n 's/.*warning: objtool: \([^+: ]*\).*/\1/p' <<<"$line")
+		[ -z "$fn" ] || ! grep -qxF "$fn" <<<"$syms" || echo "$line"
+	done
+}
+if [ -f "$src/kernel/kprobes/register.c" ]; then
+	bad=$(our_objtool_warnings)
+	if [ -n "$bad" ]; then
+		echo "build: objtool warns about our code:" >&2
+		echo "$bad" >&2
+		exit 1
+	fi
+fi
 # The selftests' modules, built in a copy per kernel so that two kernels
 # never share objects (rsync -c keeps unchanged files' times).
 kst=${MODSRC:-$src/tools/testing/selftests/kprobes/test_modules}

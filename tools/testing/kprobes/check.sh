@@ -22,7 +22,7 @@ T=$top/tools/testing/kprobes
 # What one kernel must report: the static list, every selftest script, and
 # (--cases-from) every case of the KUnit suites it builds, read from their
 # sources.  Prints ktap.py's options for that kernel.
-expectations() {	# expectations <obj> <mode> <tools: 0|1> <ftracetest: all|core>
+expectations() {	# expectations <obj> <mode> <tools: 0|1> <ftracetest: all|core> <kernel>
 	local obj=$1 expect=$1/check-expected-$2.txt f
 	{
 		cat "$T/expected.txt"
@@ -71,7 +71,7 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1> <ftracetest: all|core>
 		}
 		# Upstream's ftrace selftests: what they gave on upstream.
 		grep -q '^CONFIG_KPROBE_EVENTS=y' "$obj/.config" &&
-			ftrace_expectations "$4"
+			ftrace_expectations "$4" "$(ftrace_reference "$5")"
 	} > "$expect"
 	echo --expect "$expect"
 	for f in arch/x86/kernel/kprobes/kprobes_kunit.c arch/x86/kernel/kprobes/opt_kunit.c \
@@ -88,17 +88,17 @@ expectations() {	# expectations <obj> <mode> <tools: 0|1> <ftracetest: all|core>
 # (ftracetest-upstream.txt, written by make ftrace-reference): a case
 # that passed there must pass here; one that was unsupported there may
 # skip; one that failed there too is listed as KNOWN.
-# ftrace_expectations <all|core>: of all cases, or only of the core's
-# (ftrace-cases.sh), by the description each case file gives.
+# ftrace_expectations <all|core> <reference>: of all cases, or only of
+# the core's (ftrace-cases.sh), by the description each case file gives.
 ftrace_expectations() {
-	local result name core=
+	local result name core= ref=$2
 	echo "require ftracetest"
 	if [ "$1" = core ]; then
 		core=$(for c in $FTRACE_CORE_CASES; do
 			sed -n 's/^# description: //p' "$src/tools/testing/selftests/ftrace/$c"
 		done)
 	fi
-	grep -v '^#' "$T/ftracetest-upstream.txt" | while IFS=$'\t' read -r result name; do
+	grep -v '^#' "$ref" | while IFS=$'\t' read -r result name; do
 		[ -z "$core" ] || grep -qxF "$name" <<<"$core" || continue
 		case "$result" in
 		PASS|XFAIL) echo "require ftracetest/$name" ;;
@@ -109,7 +109,7 @@ ftrace_expectations() {
 	# A core case that upstream's run does not name (renamed since, or a
 	# slip in ftrace-cases.sh) is still required, not dropped unseen.
 	while read -r name; do
-		[ -z "$name" ] || cut -f2 "$T/ftracetest-upstream.txt" | grep -qxF "$name" ||
+		[ -z "$name" ] || cut -f2 "$ref" | grep -qxF "$name" ||
 			echo "require ftracetest/$name"
 	done <<<"$core"
 }
@@ -126,21 +126,25 @@ if ! python3 "$T/ktap_selftest.py" > "$BUILD/check-judge.log" 2>&1; then
 	problems+=(--problem "the judge: ktap_selftest.py failed ($(grep -c '^not ok' "$BUILD/check-judge.log") cases; see $BUILD/check-judge.log)")
 fi
 
-# ftracetest-upstream.txt holds our kernel to upstream's results only if
-# they were measured as ours are now: with the same fragments, under the
-# same QEMU (ftrace-reference.sh records both).
+# A reference holds our kernel to upstream's results only if they were
+# measured as ours are now: with the same fragments, under the same QEMU
+# (ftrace-reference.sh records both).
+# reference_problem <kernel>
 reference_problem() {
-	local ref=$T/ftracetest-upstream.txt want have
-	want="$(fragments_id test tracing) $(qemu_version)"
-	have="$(sed -n 's/^# fragments: //p' "$ref") $(sed -n 's/^# qemu: //p' "$ref")"
-	[ "$have" = "$want" ] ||
-		echo "ftracetest-upstream.txt was measured with fragments and QEMU \"$have\", not \"$want\": run make ftrace-reference"
+	local ref want have
+	ref=$(ftrace_reference "$1")
+	# shellcheck disable=SC2046
+	want="$(fragments_id $(ftrace_reference_configs "$1")) $(qemu_version)"
+	have="$(sed -n 's/^# fragments: //p' "$ref" 2>/dev/null) $(sed -n 's/^# qemu: //p' "$ref" 2>/dev/null)"
+	[ "$have" = "$want" ] && return
+	echo -n "$(basename "$ref") was measured with fragments and QEMU \"$have\", not \"$want\": run make ftrace-reference"
+	[ "$1" != clang ] || echo -n " CLANG=1"
+	echo
 }
 for kernel in ${KERNELS:-test}; do
 	grep -q '^CONFIG_KPROBE_EVENTS=y' "$(kernel_obj "$kernel")/.config" 2>/dev/null || continue
-	why=$(reference_problem)
+	why=$(reference_problem "$kernel")
 	[ -z "$why" ] || problems+=(--problem "$why")
-	break
 done
 # Debian's perf and bpftrace (about 220 MB with their libraries) go into
 # the initramfs of one boot per kernel with BPF events: this mode's.
@@ -158,7 +162,7 @@ for mode in ${PREEMPT_MODES:-none full}; do
 	ftrace=core
 	[ "$mode" = "$FTRACE_ALL_MODE" ] && ! grep -q '^CONFIG_KASAN=y' "$obj/.config" && ftrace=all
 	# shellcheck disable=SC2207
-	args+=($(expectations "$obj" "$mode" $tools $ftrace))
+	args+=($(expectations "$obj" "$mode" $tools $ftrace "$kernel"))
 	run="$kernel/preempt=$mode"
 	log=$obj/check-$mode.log
 	rc=0

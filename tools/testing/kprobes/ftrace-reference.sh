@@ -6,6 +6,8 @@
 # with the tracing kernel's fragments, and on our tracing kernel, side by
 # side.  Upstream's results become ftracetest-upstream.txt, which make
 # check holds our kernel to: a case that passes there must pass here.
+# REF_KERNEL=clang (make ftrace-reference CLANG=1): both built by clang
+# with the clang kernel's fragments, into ftracetest-upstream-clang.txt.
 #   ftrace-reference.sh [--no-ours]
 set -euo pipefail
 
@@ -14,8 +16,10 @@ BUILD=${BUILD:-$top/build}
 T=$top/tools/testing/kprobes
 . "$T/kernels.sh"
 upsrc=$(pristine_tree)
-upobj=$BUILD/obj-upstream-tracing
-out=$BUILD/ftrace-reference
+ref=${REF_KERNEL:-tracing}
+configs=$(ftrace_reference_configs "$ref")
+upobj=$BUILD/obj-upstream-$ref
+out=$BUILD/ftrace-reference-$ref
 mkdir -p "$out"
 
 # results <console>: "RESULT<tab>case" for each ftracetest case.
@@ -38,10 +42,10 @@ for line in sys.stdin:
 '
 }
 
-echo "ftrace-reference: building pristine upstream (tracing fragments) in $upobj"
+echo "ftrace-reference: building pristine upstream ($configs) in $upobj"
 # Of the selftests' modules only one that pristine upstream can build (the
 # others use jprobes or our exports); ftracetest needs none of them.
-SRC=$upsrc OBJ=$upobj CONFIGS="test tracing" MODULES=kprobes_bench.o \
+KERNEL=$ref SRC=$upsrc OBJ=$upobj CONFIGS="$configs" MODULES=kprobes_bench.o \
 	MODSRC=$top/tools/testing/selftests/kprobes/test_modules \
 	"$T/build.sh" > "$out/build-upstream.log" 2>&1 ||
 	{ tail -n 20 "$out/build-upstream.log" >&2; exit 1; }
@@ -62,17 +66,18 @@ done
 [ -s "$out/upstream.txt" ] || { echo "ftrace-reference: no results from upstream" >&2; exit 1; }
 {
 	echo "# ftracetest on pristine upstream $(cat "$upobj/include/config/kernel.release"),"
-	echo "# configs test + tracing, $cpus vCPUs under TCG: make ftrace-reference."
+	echo "# configs $configs, $cpus vCPUs under TCG: make ftrace-reference$([ "$ref" = clang ] && echo ' CLANG=1')."
 	# check.sh refuses this file once either line no longer holds.
-	echo "# fragments: $(fragments_id test tracing)"
+	# shellcheck disable=SC2086
+	echo "# fragments: $(fragments_id $configs)"
 	echo "# qemu: $(qemu_version)"
 	cat "$out/upstream.txt"
-} > "$T/ftracetest-upstream.txt"
+} > "$(ftrace_reference "$ref")"
 
 if [ "${1:-}" != --no-ours ]; then
-	echo "ftrace-reference: booting ours (the tracing kernel)"
-	KERNEL=tracing "$T/build.sh" > "$out/build-ours.log" 2>&1
-	KERNEL=tracing "$T/run.sh" ftracetest "$out/ours.log" > /dev/null
+	echo "ftrace-reference: booting ours (the $ref kernel)"
+	KERNEL=$ref "$T/build.sh" > "$out/build-ours.log" 2>&1
+	KERNEL=$ref "$T/run.sh" ftracetest "$out/ours.log" > /dev/null
 	results "$out/ours.log" > "$out/ours.txt"
 	printf '%-11s %-11s %s\n' upstream ours case
 	python3 - "$out/upstream.txt" "$out/ours.txt" <<'PY'

@@ -57,6 +57,24 @@ pristine_tree() {
 # What a reference measurement depends on, recorded beside its results
 # (ftracetest-upstream.txt) and compared by check.sh, which refuses a
 # reference taken with other fragments or under another QEMU.
+# ftrace_reference <kernel>: the file of pristine upstream's ftracetest
+# results that make check holds that kernel to (make ftrace-reference
+# writes it); ftrace_reference_configs <kernel>: the fragments upstream
+# was built with for it.  The clang kernel is held to upstream built by
+# the same clang, with the same kCFI: some of ftracetest's cases read
+# kallsyms, where kCFI adds a __cfi_ symbol in front of each function.
+ftrace_reference() {
+	case "$1" in
+	clang) echo "$top/tools/testing/kprobes/ftracetest-upstream-clang.txt" ;;
+	*) echo "$top/tools/testing/kprobes/ftracetest-upstream.txt" ;;
+	esac
+}
+ftrace_reference_configs() {
+	case "$1" in
+	clang) echo "test tracing clang" ;;
+	*) echo "test tracing" ;;
+	esac
+}
 # fragments_id <config names...>: a hash of those fragments' text.
 fragments_id() {
 	local c

@@ -43,7 +43,7 @@ PREFIX = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 SPLATS = re.compile(r'BUG:|WARNING:|Oops|Kernel panic|general protection fault|'
                     r'possible circular locking|possible recursive locking|'
                     r'KASAN:|UBSAN:|self-detected stall|rcu_.*stall|'
-                    r'blocked for more than|Unrecoverable kprobe')
+                    r'blocked for more than|Unrecoverable kprobe|CFI failure')
 END_MARK = 'kptest: done'
 # Where a splat starts on x86 and on the other architectures booted.
 SPLATS_OTHER = re.compile(r'Unable to handle kernel|Call trace:|Internal error:')
