@@ -3,7 +3,9 @@
 # The project's driver (not the kernel's Makefile).  Every target sets up
 # what is missing, assembles the tree in build/, and builds incrementally.
 #
-#   make / make demo   boot the kernel and show the samples and the knobs
+#   make / make demo   boot the tracing kernel and show the samples, a kprobe
+#                      event, the list and the knob (DEMO_KERNEL=test: the
+#                      test kernel); then the last make bench's figures
 #   make check         boot and run every test suite; last line "N passed, N failed"
 #   make shell         boot into an interactive shell
 #   make torture       the torture test, DURATION=<seconds> (default 600),
@@ -68,9 +70,14 @@ assemble: setup
 build: assemble
 	@for k in $(KERNELS); do KERNEL=$$k $(T)/build.sh || exit 1; done
 
+# The demo boots the tracing kernel: probes at a function's entry ride
+# ftrace there, and kprobe events exist.
+DEMO_KERNEL ?= tracing
 demo: assemble
-	@KERNEL=$(FIRST) $(T)/build.sh
-	@KERNEL=$(FIRST) $(T)/run.sh demo $(BUILD)/demo.log | sed -n '/^### /,/^kptest: done/p'
+	@KERNEL=$(DEMO_KERNEL) $(T)/build.sh
+	@KERNEL=$(DEMO_KERNEL) $(T)/run.sh demo $(BUILD)/demo.log | \
+		sed -n '/^### /,/^kptest: done/{/^kptest: done/d;p}'
+	@$(T)/bench-line.sh
 
 check: build
 	@$(T)/check.sh
