@@ -61,11 +61,13 @@ if [ -e $TRACEFS/kprobe_events ] && [ -n "$off" ]; then
 	echo "-:demo/clone" >> $TRACEFS/kprobe_events
 	echo "-:demo/clone_ret" >> $TRACEFS/kprobe_events
 else
-	step "2. (no kprobe events or no ftrace in this kernel: make boots the tracing kernel for them)"
+	step "2. (no kprobe events or no ftrace in this kernel:"
+	echo "    make boots the tracing kernel for them)"
 	insmod "$MODDIR/kprobes_target.ko" probe_sym=int_sqrt
 fi
 
-step "3. A kretprobe (kretprobe_example.ko): kernel_clone()'s return value (the child's pid), its time"
+step "3. A kretprobe (kretprobe_example.ko):"
+echo "    kernel_clone()'s return value (the child's pid), its time"
 insmod "$MODDIR/kretprobe_example.ko"
 forks 1
 dmesg -c | grep -E "returned"
