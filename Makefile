@@ -30,6 +30,9 @@
 #                      knobs, acceptance at every instruction boundary of
 #                      1,000 functions; differences must be argued in
 #                      Documentation/trace/kprobes.rst
+#   make debian-compile  compile what builds on Kprobes (our core, kernel/trace,
+#                      kernel/bpf, livepatch, fail_function, the samples,
+#                      test_kprobes) with Debian's own 6.12 config
 #   DEBUG=1            build and test the lockdep kernel (build/obj-debug)
 #   KCSAN=1            build and test the data race kernel (build/obj-kcsan)
 #   BTF=1              build and test the tracing kernel with its BTF
@@ -57,7 +60,7 @@ export KERNELS ?= test tracing
 endif
 FIRST := $(firstword $(KERNELS))
 
-.PHONY: all demo check arch-check cross-check shell torture patches bench ftrace-reference conformance setup assemble build clean
+.PHONY: all demo check arch-check cross-check shell torture patches bench ftrace-reference conformance debian-compile setup assemble build clean
 
 all: demo
 
@@ -119,6 +122,9 @@ ftrace-reference: assemble
 
 conformance: assemble
 	@$(T)/conformance.sh
+
+debian-compile: assemble
+	@$(T)/debian-compile.sh
 
 clean:
 	rm -rf $(BUILD)
