@@ -60,6 +60,12 @@ CASES = [
     ('an arm64 splat fails',
      'KTAP version 1\n1..1\nok 1 test-a\nUnable to handle kernel paging request\nkptest: done\n',
      'require test-a\n', 1, 'splat: Unable to handle kernel paging request'),
+    ('a kCFI failure fails',
+     'KTAP version 1\n1..1\nok 1 test-a\n'
+     'CFI failure at traps_per_hit+0x121/0x300 (target: kpt_rel_call+0x0/0x10; expected type: 0x12345678)\n'
+     'kptest: done\n',
+     'require test-a\n', 1,
+     'splat: CFI failure at traps_per_hit+0x121/0x300 (target: kpt_rel_call+0x0/0x10; expected type: 0x12345678)'),
     ('a data race in our code fails',
      'KTAP version 1\n1..1\nok 1 test-a\n'
      'BUG: KCSAN: data-race in kprobe_site_find / register_kprobe\nkptest: done\n',
