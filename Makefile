@@ -33,6 +33,10 @@
 #   make debian-compile  compile what builds on Kprobes (our core, kernel/trace,
 #                      kernel/bpf, livepatch, fail_function, the samples,
 #                      test_kprobes) with Debian's own 6.12 config
+#   make deb           Debian's own 6.12 config, our series: linux-image and
+#                      linux-headers packages in build/deb/, installed into
+#                      a minimal Debian 12 booted under QEMU (DEB_MODULES=boot:
+#                      only the modules that boot loads; DEB_BOOT=0: no boot)
 #   DEBUG=1            build and test the lockdep kernel (build/obj-debug)
 #   KCSAN=1            build and test the data race kernel (build/obj-kcsan)
 #   BTF=1              build and test the tracing kernel with its BTF
@@ -60,7 +64,7 @@ export KERNELS ?= test tracing
 endif
 FIRST := $(firstword $(KERNELS))
 
-.PHONY: all demo check arch-check cross-check shell torture patches bench ftrace-reference conformance debian-compile setup assemble build clean
+.PHONY: all demo check arch-check cross-check shell torture patches bench ftrace-reference conformance debian-compile deb setup assemble build clean
 
 all: demo
 
@@ -125,6 +129,9 @@ conformance: assemble
 
 debian-compile: assemble
 	@$(T)/debian-compile.sh
+
+deb: assemble
+	@$(T)/deb.sh
 
 clean:
 	rm -rf $(BUILD)
