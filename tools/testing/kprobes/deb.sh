@@ -41,7 +41,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 [ -f "$cfg" ] || { echo "deb: no $cfg" >&2; exit 1; }
 
-kmake() { make -s -C "$src" O="$obj" ARCH="$karch" "$@"; }
+# LOCALVERSION set, empty: no "+" for a tree that is not at a tag.
+kmake() { make -s -C "$src" O="$obj" ARCH="$karch" LOCALVERSION= "$@"; }
 
 # The modules the boot of deb-boot.sh loads, as lsmod would list them:
 # the disk, its file system and what they need; the rest of Debian's
@@ -90,7 +91,7 @@ echo "deb: building $version ($(grep -c '=m$' "$obj/.config") modules; nproc $(n
 rm -f "$out"/linux-*.deb
 t0=$(date +%s)
 kmake -j"$(nproc)" bindeb-pkg DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg \
-	KDEB_PKGVERSION="$(echo "$version" | sed 's/-kprobes$//')-1" > "$out/build.log" 2>&1 ||
+	KDEB_PKGVERSION="${version%-kprobes}-1" > "$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log"; echo "deb: the build failed ($out/build.log)" >&2; exit 1; }
 echo "deb: built in $(( $(date +%s) - t0 )) s:"
 ls -s --block-size=M "$out"/linux-*.deb | sed 's/^/  /'
