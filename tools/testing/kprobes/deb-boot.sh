@@ -78,7 +78,7 @@ echo 1 > \$t/events/kprobes/deb_clone/enable
 for i in 1 2 3; do /bin/true; done
 check "a kprobe event at kernel_clone fires" 'grep -q deb_clone: \$t/trace'
 grep kernel_clone /sys/kernel/debug/kprobes/list | sed 's/^/deb-boot: list: /'
-check "it rides ftrace ([FTRACE])" 'grep -q "kernel_clone+0x0.*\[FTRACE\]" /sys/kernel/debug/kprobes/list'
+check "it rides ftrace ([FTRACE])" 'grep -q "kernel_clone+0x[0-9a-f]* .*\[FTRACE\]" /sys/kernel/debug/kprobes/list'
 echo 0 > \$t/events/kprobes/deb_clone/enable
 echo '-:deb_clone' >> \$t/kprobe_events
 for s in kprobe:pre_handler: kretprobe:returned jprobe:exit_signal; do
