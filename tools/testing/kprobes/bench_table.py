@@ -13,6 +13,7 @@ import sys
 
 ORDER = ['kprobe', 'kprobe_mid', 'kprobe_event', 'kprobe_int3', 'kprobe_post', 'two_kprobes', 'kretprobe',
          'kretprobe_int3', 'jprobe', 'ftrace_ops_floor', 'direct_call_floor',
+         'direct_call_kprobe_floor',
          'time_to_optimized',
          'time_to_optimized_after_removal', 'time_to_optimized_reregistered',
          'time_to_optimized_wall',

@@ -11,7 +11,9 @@
 #                                    function both kernels accept;
 #                                    KPBENCH_QUICK=1: one run of each
 #                                    median, no wait for what is not
-#                                    optimized (the smoke test's)
+#                                    optimized (the smoke test's);
+#                                    KPBENCH_CASES=A,B: only those cases
+#                                    of the module (kpbench_cases=)
 # Only API that upstream 6.12 has is used, so it runs on both kernels.
 
 MODDIR=${KPROBES_MODDIR:-/lib/modules/kprobes}
@@ -227,10 +229,15 @@ run)
 	syms=$2
 	all=$3
 	hits=${4:-100000}
+	# Only the module's cases named (the kernel's kpbench_cases=).
+	if [ -n "${KPBENCH_CASES:-}" ]; then
+		bench cases="$KPBENCH_CASES" syms="$syms" hits="$hits"
+		exit 0
+	fi
 	runs=3 quick=0
 	[ -n "${KPBENCH_QUICK:-}" ] && runs=1 quick=1
 	[ -e $OPT ] && echo 1 > $OPT
-	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch,ftrace_floor,ftrace_ops_floor,direct_floor \
+	bench cases=optwait,opt,mid,post,two,kretprobe,jprobe,register,batch,ftrace_floor,ftrace_ops_floor,direct_floor,direct_kprobe_floor \
 		syms="$syms" hits="$hits" quick=$quick
 	event "$hits"
 	# A thousand trace events: not for the smoke test.

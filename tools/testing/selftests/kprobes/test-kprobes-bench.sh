@@ -45,6 +45,8 @@ grep -qE "^ftrace_ops_floor (-?[0-9.]+ ns|n/a no dynamic ftrace)" /tmp/kpb-out |
 	missing="$missing ftrace_ops_floor"
 grep -qE "^direct_call_floor (-?[0-9.]+ ns|n/a no direct calls)" /tmp/kpb-out ||
 	missing="$missing direct_call_floor"
+grep -qE "^direct_call_kprobe_floor (-?[0-9.]+ ns|n/a no direct calls)" /tmp/kpb-out ||
+	missing="$missing direct_call_kprobe_floor"
 check "every case has a figure${missing:+ (missing:$missing)}" [ -z "$missing" ]
 # Without icount a hit's figure is a difference of two short timings and
 # can come out below zero; what must be there is the figure with the traps

@@ -858,94 +858,160 @@ void notrace kpb_direct_hit(struct kprobe *p, struct pt_regs *regs)
 	preempt_enable_notrace();
 }
 
-void kpb_direct_tramp(void);
 /*
- * Entered by the function's fentry call: the function's own return
- * address above ours.  struct pt_regs is pushed from its last field down
- * (ss, sp, flags, cs, ip, orig_ax, then the registers in its order);
- * ->sp is the stack pointer before the fentry call, ->ip where that call
- * returns.  On the way back the registers come from regs, and the return
- * goes to regs->ip.  Flags are not restored: no handler of ours sets them.
+ * The least a per-site direct call must add for a probe of its own, with
+ * the probe known without a lookup: the global off switch, the probe's
+ * disabled flag, the reentry test (current probe and step depth), the
+ * current probe and its status set and reset.  Per-CPU variables of this
+ * module stand in for the core's, with the same accesses, so that the
+ * figure is the same whichever Kprobes the kernel runs.
  */
-asm (
-"	.pushsection	.text, \"ax\", @progbits\n"
-"	.type		kpb_direct_tramp, @function\n"
-"	.globl		kpb_direct_tramp\n"
-"kpb_direct_tramp:\n"
-	ASM_ENDBR
-"	pushq	$" __stringify(__KERNEL_DS) "\n"
-"	pushq	%rsp\n"
-"	addq	$16, (%rsp)\n"
-"	pushfq\n"
-"	pushq	$" __stringify(__KERNEL_CS) "\n"
-"	pushq	32(%rsp)\n"
-"	pushq	$-1\n"
-"	pushq	%rdi\n"
-"	pushq	%rsi\n"
-"	pushq	%rdx\n"
-"	pushq	%rcx\n"
-"	pushq	%rax\n"
-"	pushq	%r8\n"
-"	pushq	%r9\n"
-"	pushq	%r10\n"
-"	pushq	%r11\n"
-"	pushq	%rbx\n"
-"	pushq	%rbp\n"
-"	pushq	%r12\n"
-"	pushq	%r13\n"
-"	pushq	%r14\n"
-"	pushq	%r15\n"
-	CALL_DEPTH_ACCOUNT
-"	leaq	kpb_direct_probe(%rip), %rdi\n"
-"	movq	%rsp, %rsi\n"
-"	call	kpb_direct_hit\n"
-"	movq	16*8(%rsp), %rax\n"
-"	movq	%rax, 21*8(%rsp)\n"
-"	popq	%r15\n"
-"	popq	%r14\n"
-"	popq	%r13\n"
-"	popq	%r12\n"
-"	popq	%rbp\n"
-"	popq	%rbx\n"
-"	popq	%r11\n"
-"	popq	%r10\n"
-"	popq	%r9\n"
-"	popq	%r8\n"
-"	popq	%rax\n"
-"	popq	%rcx\n"
-"	popq	%rdx\n"
-"	popq	%rsi\n"
-"	popq	%rdi\n"
-"	addq	$6*8, %rsp\n"
-	ASM_RET
-"	.size		kpb_direct_tramp, .-kpb_direct_tramp\n"
-"	.popsection\n"
-);
+static DEFINE_PER_CPU(struct kprobe *, kpb_current);
+static DEFINE_PER_CPU(unsigned long, kpb_depth);
+static DEFINE_PER_CPU(unsigned long, kpb_status);
+static bool kpb_all_off;
 
-static struct ftrace_ops kpb_direct_ops;
-
-static void bench_direct_floor(void)
+void kpb_direct_kprobe_hit(struct kprobe *p, struct pt_regs *regs);
+void notrace kpb_direct_kprobe_hit(struct kprobe *p, struct pt_regs *regs)
 {
-	unsigned long tramp = (unsigned long)kpb_direct_tramp;
+	unsigned long ip = regs->ip;
+
+	preempt_disable_notrace();
+	if (unlikely(READ_ONCE(kpb_all_off) || kprobe_disabled(p)))
+		goto out;
+	if (unlikely(__this_cpu_read(kpb_current) ||
+		     __this_cpu_read(kpb_depth))) {
+		data_race(p->nmissed++);
+		goto out;
+	}
+	regs->ip = ip - PAST_FTRACE_CALL + 1;
+	__this_cpu_write(kpb_current, p);
+	__this_cpu_write(kpb_status, KPROBE_HIT_ACTIVE);
+	if (!p->pre_handler(p, regs))
+		regs->ip = ip;
+	__this_cpu_write(kpb_current, NULL);
+out:
+	preempt_enable_notrace();
+}
+
+/*
+ * A trampoline @name entered by the function's fentry call, which calls
+ * @hit(&kpb_direct_probe, regs): the function's own return address is
+ * above ours.  struct pt_regs is pushed from its last field down (ss, sp,
+ * flags, cs, ip, orig_ax, then the registers in its order); ->sp is the
+ * stack pointer before the fentry call, ->ip where that call returns.  On
+ * the way back the registers come from regs, and the return goes to
+ * regs->ip.  Flags are not restored: no handler of ours sets them.
+ */
+#define KPB_DIRECT_TRAMP(name, hit)					\
+asm (									\
+"	.pushsection	.text, \"ax\", @progbits\n"				\
+"	.type		" #name ", @function\n"				\
+"	.globl		" #name "\n"					\
+#name ":\n"								\
+	ASM_ENDBR							\
+"	pushq	$" __stringify(__KERNEL_DS) "\n"				\
+"	pushq	%rsp\n"							\
+"	addq	$16, (%rsp)\n"						\
+"	pushfq\n"							\
+"	pushq	$" __stringify(__KERNEL_CS) "\n"				\
+"	pushq	32(%rsp)\n"						\
+"	pushq	$-1\n"							\
+"	pushq	%rdi\n"							\
+"	pushq	%rsi\n"							\
+"	pushq	%rdx\n"							\
+"	pushq	%rcx\n"							\
+"	pushq	%rax\n"							\
+"	pushq	%r8\n"							\
+"	pushq	%r9\n"							\
+"	pushq	%r10\n"							\
+"	pushq	%r11\n"							\
+"	pushq	%rbx\n"							\
+"	pushq	%rbp\n"							\
+"	pushq	%r12\n"							\
+"	pushq	%r13\n"							\
+"	pushq	%r14\n"							\
+"	pushq	%r15\n"							\
+	CALL_DEPTH_ACCOUNT						\
+"	leaq	kpb_direct_probe(%rip), %rdi\n"				\
+"	movq	%rsp, %rsi\n"						\
+"	call	" #hit "\n"						\
+"	movq	16*8(%rsp), %rax\n"					\
+"	movq	%rax, 21*8(%rsp)\n"					\
+"	popq	%r15\n"							\
+"	popq	%r14\n"							\
+"	popq	%r13\n"							\
+"	popq	%r12\n"							\
+"	popq	%rbp\n"							\
+"	popq	%rbx\n"							\
+"	popq	%r11\n"							\
+"	popq	%r10\n"							\
+"	popq	%r9\n"							\
+"	popq	%r8\n"							\
+"	popq	%rax\n"							\
+"	popq	%rcx\n"							\
+"	popq	%rdx\n"							\
+"	popq	%rsi\n"							\
+"	popq	%rdi\n"							\
+"	addq	$6*8, %rsp\n"						\
+	ASM_RET								\
+"	.size		" #name ", .-" #name "\n"				\
+"	.popsection\n"							\
+)
+
+void kpb_direct_tramp(void);
+void kpb_direct_kprobe_tramp(void);
+KPB_DIRECT_TRAMP(kpb_direct_tramp, kpb_direct_hit);
+KPB_DIRECT_TRAMP(kpb_direct_kprobe_tramp, kpb_direct_kprobe_hit);
+
+/*
+ * An ops each: ftrace_free_filter() leaves an ops' filter pointing at the
+ * hash it freed, so an ops is not used again after it.
+ */
+static struct ftrace_ops kpb_direct_ops, kpb_direct_kprobe_ops;
+
+/*
+ * @name: the case's name; @ops: its own; @tramp_fn: the trampoline the
+ * direct call goes to.
+ */
+static void bench_direct(const char *name, struct ftrace_ops *ops,
+			 void (*tramp_fn)(void))
+{
+	unsigned long tramp = (unsigned long)tramp_fn;
 	u64 base = baseline();
 	int ret;
 
-	ret = ftrace_set_filter(&kpb_direct_ops, TARGET, strlen(TARGET), 0);
+	ret = ftrace_set_filter(ops, TARGET, strlen(TARGET), 0);
 	if (!ret)
-		ret = register_ftrace_direct(&kpb_direct_ops, tramp);
+		ret = register_ftrace_direct(ops, tramp);
 	if (ret) {
-		pr_info("kpbench: direct_call_floor n/a ftrace refused (%d)\n",
-			ret);
-		ftrace_free_filter(&kpb_direct_ops);
+		pr_info("kpbench: %s n/a ftrace refused (%d)\n", name, ret);
+		ftrace_free_filter(ops);
 		return;
 	}
-	report_hit("direct_call_floor", extra_per_hit(base), 0, "");
-	unregister_ftrace_direct(&kpb_direct_ops, tramp, true);
+	report_hit(name, extra_per_hit(base), 0, "");
+	unregister_ftrace_direct(ops, tramp, true);
+}
+
+static void bench_direct_floor(void)
+{
+	bench_direct("direct_call_floor", &kpb_direct_ops, kpb_direct_tramp);
+}
+
+static void bench_direct_kprobe_floor(void)
+{
+	bench_direct("direct_call_kprobe_floor", &kpb_direct_kprobe_ops,
+		     kpb_direct_kprobe_tramp);
 }
 #else
 static void bench_direct_floor(void)
 {
 	pr_info("kpbench: direct_call_floor n/a no direct calls\n");
+}
+
+static void bench_direct_kprobe_floor(void)
+{
+	pr_info("kpbench: direct_call_kprobe_floor n/a no direct calls\n");
 }
 #endif
 
@@ -993,6 +1059,8 @@ static void run_case(const char *c)
 		bench_ftrace_ops_floor();
 	else if (!strcmp(c, "direct_floor"))
 		bench_direct_floor();
+	else if (!strcmp(c, "direct_kprobe_floor"))
+		bench_direct_kprobe_floor();
 	else if (!strcmp(c, "accept"))
 		bench_accept();
 	else if (!strcmp(c, "alloc"))
