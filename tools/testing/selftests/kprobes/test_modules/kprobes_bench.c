@@ -881,6 +881,7 @@ void notrace kpb_direct_kprobe_hit(struct kprobe *p, struct pt_regs *regs)
 		goto out;
 	if (unlikely(__this_cpu_read(kpb_current) ||
 		     __this_cpu_read(kpb_depth))) {
+		/* Racy as the core's count of a miss: never taken here. */
 		data_race(p->nmissed++);
 		goto out;
 	}
@@ -895,74 +896,74 @@ out:
 }
 
 /*
- * A trampoline @name entered by the function's fentry call, which calls
- * @hit(&kpb_direct_probe, regs): the function's own return address is
- * above ours.  struct pt_regs is pushed from its last field down (ss, sp,
- * flags, cs, ip, orig_ax, then the registers in its order); ->sp is the
- * stack pointer before the fentry call, ->ip where that call returns.  On
- * the way back the registers come from regs, and the return goes to
- * regs->ip.  Flags are not restored: no handler of ours sets them.
+ * The gas macro kpb_direct_tramp_body name, hit: a trampoline entered by
+ * the function's fentry call, which calls hit(&kpb_direct_probe, regs):
+ * the function's own return address is above ours.  struct pt_regs is
+ * pushed from its last field down (ss, sp, flags, cs, ip, orig_ax, then
+ * the registers in its order); ->sp is the stack pointer before the
+ * fentry call, ->ip where that call returns.  On the way back the
+ * registers come from regs, and the return goes to regs->ip.  Flags are
+ * not restored: no handler of ours sets them.
  */
-#define KPB_DIRECT_TRAMP(name, hit)					\
-asm (									\
-"	.pushsection	.text, \"ax\", @progbits\n"				\
-"	.type		" #name ", @function\n"				\
-"	.globl		" #name "\n"					\
-#name ":\n"								\
-	ASM_ENDBR							\
-"	pushq	$" __stringify(__KERNEL_DS) "\n"				\
-"	pushq	%rsp\n"							\
-"	addq	$16, (%rsp)\n"						\
-"	pushfq\n"							\
-"	pushq	$" __stringify(__KERNEL_CS) "\n"				\
-"	pushq	32(%rsp)\n"						\
-"	pushq	$-1\n"							\
-"	pushq	%rdi\n"							\
-"	pushq	%rsi\n"							\
-"	pushq	%rdx\n"							\
-"	pushq	%rcx\n"							\
-"	pushq	%rax\n"							\
-"	pushq	%r8\n"							\
-"	pushq	%r9\n"							\
-"	pushq	%r10\n"							\
-"	pushq	%r11\n"							\
-"	pushq	%rbx\n"							\
-"	pushq	%rbp\n"							\
-"	pushq	%r12\n"							\
-"	pushq	%r13\n"							\
-"	pushq	%r14\n"							\
-"	pushq	%r15\n"							\
-	CALL_DEPTH_ACCOUNT						\
-"	leaq	kpb_direct_probe(%rip), %rdi\n"				\
-"	movq	%rsp, %rsi\n"						\
-"	call	" #hit "\n"						\
-"	movq	16*8(%rsp), %rax\n"					\
-"	movq	%rax, 21*8(%rsp)\n"					\
-"	popq	%r15\n"							\
-"	popq	%r14\n"							\
-"	popq	%r13\n"							\
-"	popq	%r12\n"							\
-"	popq	%rbp\n"							\
-"	popq	%rbx\n"							\
-"	popq	%r11\n"							\
-"	popq	%r10\n"							\
-"	popq	%r9\n"							\
-"	popq	%r8\n"							\
-"	popq	%rax\n"							\
-"	popq	%rcx\n"							\
-"	popq	%rdx\n"							\
-"	popq	%rsi\n"							\
-"	popq	%rdi\n"							\
-"	addq	$6*8, %rsp\n"						\
-	ASM_RET								\
-"	.size		" #name ", .-" #name "\n"				\
-"	.popsection\n"							\
-)
-
 void kpb_direct_tramp(void);
 void kpb_direct_kprobe_tramp(void);
-KPB_DIRECT_TRAMP(kpb_direct_tramp, kpb_direct_hit);
-KPB_DIRECT_TRAMP(kpb_direct_kprobe_tramp, kpb_direct_kprobe_hit);
+asm ("	.macro	kpb_direct_tramp_body name, hit\n"
+"	.pushsection	.text, \"ax\", @progbits\n"
+"	.type		\\name, @function\n"
+"	.globl		\\name\n"
+"\\name:\n"
+	ASM_ENDBR
+"	pushq	$" __stringify(__KERNEL_DS) "\n"
+"	pushq	%rsp\n"
+"	addq	$16, (%rsp)\n"
+"	pushfq\n"
+"	pushq	$" __stringify(__KERNEL_CS) "\n"
+"	pushq	32(%rsp)\n"
+"	pushq	$-1\n"
+"	pushq	%rdi\n"
+"	pushq	%rsi\n"
+"	pushq	%rdx\n"
+"	pushq	%rcx\n"
+"	pushq	%rax\n"
+"	pushq	%r8\n"
+"	pushq	%r9\n"
+"	pushq	%r10\n"
+"	pushq	%r11\n"
+"	pushq	%rbx\n"
+"	pushq	%rbp\n"
+"	pushq	%r12\n"
+"	pushq	%r13\n"
+"	pushq	%r14\n"
+"	pushq	%r15\n"
+	CALL_DEPTH_ACCOUNT
+"	leaq	kpb_direct_probe(%rip), %rdi\n"
+"	movq	%rsp, %rsi\n"
+"	call	\\hit\n"
+"	movq	16*8(%rsp), %rax\n"
+"	movq	%rax, 21*8(%rsp)\n"
+"	popq	%r15\n"
+"	popq	%r14\n"
+"	popq	%r13\n"
+"	popq	%r12\n"
+"	popq	%rbp\n"
+"	popq	%rbx\n"
+"	popq	%r11\n"
+"	popq	%r10\n"
+"	popq	%r9\n"
+"	popq	%r8\n"
+"	popq	%rax\n"
+"	popq	%rcx\n"
+"	popq	%rdx\n"
+"	popq	%rsi\n"
+"	popq	%rdi\n"
+"	addq	$6*8, %rsp\n"
+	ASM_RET
+"	.size		\\name, .-\\name\n"
+"	.popsection\n"
+"	.endm\n"
+"	kpb_direct_tramp_body kpb_direct_tramp, kpb_direct_hit\n"
+"	kpb_direct_tramp_body kpb_direct_kprobe_tramp, kpb_direct_kprobe_hit\n"
+);
 
 /*
  * An ops each: ftrace_free_filter() leaves an ops' filter pointing at the
@@ -978,9 +979,15 @@ static void bench_direct(const char *name, struct ftrace_ops *ops,
 			 void (*tramp_fn)(void))
 {
 	unsigned long tramp = (unsigned long)tramp_fn;
-	u64 base = baseline();
+	u64 base;
 	int ret;
 
+	/* Set by ftrace_set_filter() below: the ops was used. */
+	if (ops->flags & FTRACE_OPS_FL_INITIALIZED) {
+		pr_info("kpbench: %s n/a once per load of the module\n", name);
+		return;
+	}
+	base = baseline();
 	ret = ftrace_set_filter(ops, TARGET, strlen(TARGET), 0);
 	if (!ret)
 		ret = register_ftrace_direct(ops, tramp);

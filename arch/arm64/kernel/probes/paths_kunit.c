@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of the classes of arm64 instruction a probe can sit on,
+ * whichever arm64 code carries the hit out: for each class that is
+ * stepped out of line or simulated, the probed function's result and the
+ * handlers that ran; for the classes no probe may sit on, the refusal.
+ * What it expects is what arm64 does in upstream's 6.12: the instructions
+ * that read the PC (branches, ADR, ADRP, integer literal loads) are
+ * carried out by a simulation, the others from a copy; exclusives and
+ * whatever lies between a load-exclusive and its store, exception
+ * generation and return, MSR, MRS of DAIF, and literal loads into FP
+ * registers are refused.  The targets are in paths_kunit_targets.S.
+ */
+#include <kunit/test.h>
+#include <linux/kprobes.h>
+
+/* The targets, and the address of each one's probed instruction. */
+long kap_add(long x);
+unsigned long kap_adr(void);
+unsigned long kap_adrp(void);
+u64 kap_ldr_x(void);
+u64 kap_ldr_w(void);
+s64 kap_ldrsw(void);
+long kap_bcond(long x);
+long kap_cbz(long x);
+long kap_cbnz_w(long x);
+long kap_tbnz(long x);
+long kap_tbz(long x);
+long kap_b(void);
+long kap_leaf(void);
+long kap_bl(void);
+long kap_blr(long (*fn)(void));
+long kap_br(void);
+long kap_ldp(long *p);
+long *kap_ldr_post(long *p, long *out);
+void kap_str(long *p, long v);
+extern const u32 kap_adr_target;
+
+extern const unsigned long kap_add_at, kap_adr_at, kap_adrp_at;
+extern const unsigned long kap_ldr_x_at, kap_ldr_w_at, kap_ldrsw_at;
+extern const unsigned long kap_bcond_at, kap_cbz_at, kap_cbnz_w_at;
+extern const unsigned long kap_tbnz_at, kap_tbz_at, kap_b_at;
+extern const unsigned long kap_leaf_ret_at, kap_bl_at, kap_blr_at, kap_br_at;
+extern const unsigned long kap_ldp_at, kap_ldr_post_at, kap_str_at;
+extern const unsigned long kap_mrs_daif_at;
+extern const unsigned long kap_excl_ldxr_at, kap_excl_mid_at;
+extern const unsigned long kap_excl_stxr_at, kap_excl_after_at;
+extern const unsigned long kap_msr_daifset_at, kap_svc_at, kap_brk_at;
+extern const unsigned long kap_eret_at, kap_ldr_lit_fp_at;
+
+static struct {
+	int pre, post;
+	unsigned long pre_pc;	/* instruction_pointer() the pre_handler saw */
+} seen;
+
+static int kap_init(struct kunit *test)
+{
+	memset(&seen, 0, sizeof(seen));
+	return 0;
+}
+
+static int on_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	seen.pre++;
+	seen.pre_pc = instruction_pointer(regs);
+	return 0;
+}
+
+static void on_post(struct kprobe *p, struct pt_regs *regs,
+		    unsigned long flags)
+{
+	seen.post++;
+}
+
+/*
+ * A probe with both handlers at @at, registered, or the test stops.  The
+ * caller runs the target and checks its result; kap_done() checks the
+ * handlers and unregisters.
+ */
+static void kap_arm(struct kunit *test, struct kprobe *kp, unsigned long at)
+{
+	memset(kp, 0, sizeof(*kp));
+	kp->addr = (kprobe_opcode_t *)at;
+	kp->pre_handler = on_pre;
+	kp->post_handler = on_post;
+	KUNIT_ASSERT_EQ_MSG(test, register_kprobe(kp), 0, "a probe at %pS", kp->addr);
+}
+
+/* @hits calls ran the probed instruction: as many pre and post handlers. */
+static void kap_done(struct kunit *test, struct kprobe *kp, int hits)
+{
+	KUNIT_EXPECT_EQ(test, seen.pre, hits);
+	KUNIT_EXPECT_EQ(test, seen.post, hits);
+	if (hits)
+		KUNIT_EXPECT_EQ(test, seen.pre_pc, (unsigned long)kp->addr);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, kp->nmissed, 0UL);
+}
+
+/* A data processing instruction, carried out from a copy. */
+static void add_from_copy(struct kunit *test)
+{
+	struct kprobe kp;
+
+	kap_arm(test, &kp, kap_add_at);
+	KUNIT_EXPECT_EQ(test, kap_add(10), 15L);
+	KUNIT_EXPECT_EQ(test, kap_add(-5), 0L);
+	kap_done(test, &kp, 2);
+}
+
+/* ADR and ADRP compute from the probed address, not from a copy's. */
+static void adr_and_adrp(struct kunit *test)
+{
+	unsigned long target = (unsigned long)&kap_adr_target;
+	struct kprobe kp;
+
+	kap_arm(test, &kp, kap_adr_at);
+	KUNIT_EXPECT_EQ(test, kap_adr(), target);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_adrp_at);
+	KUNIT_EXPECT_EQ(test, kap_adrp(), target & ~0xfffUL);
+	kap_done(test, &kp, 1);
+}
+
+/* Integer literal loads: 64 bits, 32 bits zero-extended, sign-extended. */
+static void literal_loads(struct kunit *test)
+{
+	struct kprobe kp;
+
+	kap_arm(test, &kp, kap_ldr_x_at);
+	KUNIT_EXPECT_EQ(test, kap_ldr_x(), 0x1122334455667788ULL);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_ldr_w_at);
+	KUNIT_EXPECT_EQ(test, kap_ldr_w(), 0x89abcdefULL);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_ldrsw_at);
+	KUNIT_EXPECT_EQ(test, kap_ldrsw(), (s64)(s32)0x80000001);
+	kap_done(test, &kp, 1);
+}
+
+/* Conditional branches, each taken and not taken. */
+static void conditional_branches(struct kunit *test)
+{
+	static const struct {
+		long (*fn)(long);
+		const unsigned long *at;
+		long taken, not_taken;	/* arguments */
+	} c[] = {
+		{ kap_bcond, &kap_bcond_at, 0, 7 },
+		{ kap_cbz, &kap_cbz_at, 0, 3 },
+		{ kap_cbnz_w, &kap_cbnz_w_at, 1, 1L << 32 },
+		{ kap_tbnz, &kap_tbnz_at, 1L << 33, 1 },
+		{ kap_tbz, &kap_tbz_at, 0, 8 },
+	};
+	struct kprobe kp;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		kap_init(test);
+		kap_arm(test, &kp, *c[i].at);
+		KUNIT_EXPECT_EQ_MSG(test, c[i].fn(c[i].taken), 2L, "%pS taken", kp.addr);
+		KUNIT_EXPECT_EQ_MSG(test, c[i].fn(c[i].not_taken), 1L,
+				    "%pS not taken", kp.addr);
+		kap_done(test, &kp, 2);
+	}
+}
+
+/* B, BL (the link register), BLR, BR and RET. */
+static void branches_and_returns(struct kunit *test)
+{
+	struct kprobe kp;
+
+	kap_arm(test, &kp, kap_b_at);
+	KUNIT_EXPECT_EQ(test, kap_b(), 2L);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_bl_at);
+	KUNIT_EXPECT_EQ(test, kap_bl(), 41L);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_blr_at);
+	KUNIT_EXPECT_EQ(test, kap_blr(kap_leaf), 41L);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_br_at);
+	KUNIT_EXPECT_EQ(test, kap_br(), 2L);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_leaf_ret_at);
+	KUNIT_EXPECT_EQ(test, kap_bl(), 41L);
+	KUNIT_EXPECT_EQ(test, kap_leaf(), 40L);
+	kap_done(test, &kp, 2);
+}
+
+/* Loads and stores from a copy: a pair, a post-index writeback, a store. */
+static void loads_and_stores(struct kunit *test)
+{
+	long a[2] = { 30, 12 }, out = 0, *next;
+	struct kprobe kp;
+
+	kap_arm(test, &kp, kap_ldp_at);
+	KUNIT_EXPECT_EQ(test, kap_ldp(a), 42L);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_ldr_post_at);
+	next = kap_ldr_post(a, &out);
+	KUNIT_EXPECT_PTR_EQ(test, next, &a[1]);
+	KUNIT_EXPECT_EQ(test, out, 30L);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_str_at);
+	kap_str(a, 99);
+	KUNIT_EXPECT_EQ(test, a[0], 30L);
+	KUNIT_EXPECT_EQ(test, a[1], 99L);
+	kap_done(test, &kp, 1);
+}
+
+static int kap_try(unsigned long at)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)at, .pre_handler = on_pre };
+	int ret = register_kprobe(&kp);
+
+	if (!ret)
+		unregister_kprobe(&kp);
+	return ret;
+}
+
+/*
+ * An exclusive sequence: a probe's exception between the load and the
+ * store would clear the monitor, and the store would fail forever.  The
+ * instruction after the store may be probed.
+ */
+static void exclusives_refused(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kap_try(kap_excl_ldxr_at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kap_try(kap_excl_mid_at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kap_try(kap_excl_stxr_at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kap_try(kap_excl_after_at), 0);
+}
+
+/*
+ * Exception generation and return, MSR, MRS of DAIF (a copy runs with
+ * interrupts masked, and would read them so), a literal load into FP.
+ */
+static void system_instructions_refused(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kap_try(kap_msr_daifset_at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kap_try(kap_mrs_daif_at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kap_try(kap_svc_at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kap_try(kap_brk_at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kap_try(kap_eret_at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kap_try(kap_ldr_lit_fp_at), -EINVAL);
+}
+
+static struct kunit_case kap_cases[] = {
+	KUNIT_CASE(add_from_copy),
+	KUNIT_CASE(adr_and_adrp),
+	KUNIT_CASE(literal_loads),
+	KUNIT_CASE(conditional_branches),
+	KUNIT_CASE(branches_and_returns),
+	KUNIT_CASE(loads_and_stores),
+	KUNIT_CASE(exclusives_refused),
+	KUNIT_CASE(system_instructions_refused),
+	{}
+};
+
+static struct kunit_suite kap_suite = {
+	.name = "kprobes_arm64_paths",
+	.init = kap_init,
+	.test_cases = kap_cases,
+};
+kunit_test_suite(kap_suite);
