@@ -60,6 +60,10 @@ case "$arch" in
 #   through rethook.
 # riscv64: classic interface, kretprobes through rethook.  Debian 12 has
 #   no riscv64 busybox: it is built from Debian's source (arch-tools.sh).
+arm64)
+	# The classes of instruction a probe sits on (the arm64 suite).
+	suites="kprobes_test kprobes_return_jump kprobes_arm64_paths"
+	;;
 i386)
 	# The site interface, as x86-64: jprobes work.
 	suites="kprobes_test kprobes_return_jump kprobes_x86_paths"
@@ -208,6 +212,7 @@ suite_source() {
 	kprobes_core) echo arch/x86/kernel/kprobes/kprobes_kunit.c ;;
 	kprobes_optimization) echo arch/x86/kernel/kprobes/opt_kunit.c ;;
 	kprobes_x86_paths) echo arch/x86/kernel/kprobes/paths_kunit.c ;;
+	kprobes_arm64_paths) echo arch/arm64/kernel/probes/paths_kunit.c ;;
 	esac
 }
 expect=$obj/boot-expected.txt

@@ -8,45 +8,15 @@
  * that read the PC (branches, ADR, ADRP, integer literal loads) are
  * carried out by a simulation, the others from a copy; exclusives and
  * whatever lies between a load-exclusive and its store, exception
- * generation and return, MSR, MRS of DAIF, and literal loads into FP
- * registers are refused.  The targets are in paths_kunit_targets.S.
+ * generation and return, MSR and MRS of DAIF are refused.  And one fix
+ * of this series: a literal load into an FP register is refused too,
+ * where upstream runs it from the copy.  The targets are in
+ * paths_kunit_targets.S.
  */
 #include <kunit/test.h>
 #include <linux/kprobes.h>
 
-/* The targets, and the address of each one's probed instruction. */
-long kap_add(long x);
-unsigned long kap_adr(void);
-unsigned long kap_adrp(void);
-u64 kap_ldr_x(void);
-u64 kap_ldr_w(void);
-s64 kap_ldrsw(void);
-long kap_bcond(long x);
-long kap_cbz(long x);
-long kap_cbnz_w(long x);
-long kap_tbnz(long x);
-long kap_tbz(long x);
-long kap_b(void);
-long kap_leaf(void);
-long kap_bl(void);
-long kap_blr(long (*fn)(void));
-long kap_br(void);
-long kap_ldp(long *p);
-long *kap_ldr_post(long *p, long *out);
-void kap_str(long *p, long v);
-extern const u32 kap_adr_target;
-
-extern const unsigned long kap_add_at, kap_adr_at, kap_adrp_at;
-extern const unsigned long kap_ldr_x_at, kap_ldr_w_at, kap_ldrsw_at;
-extern const unsigned long kap_bcond_at, kap_cbz_at, kap_cbnz_w_at;
-extern const unsigned long kap_tbnz_at, kap_tbz_at, kap_b_at;
-extern const unsigned long kap_leaf_ret_at, kap_bl_at, kap_blr_at, kap_br_at;
-extern const unsigned long kap_ldp_at, kap_ldr_post_at, kap_str_at;
-extern const unsigned long kap_mrs_daif_at;
-extern const unsigned long kap_excl_ldxr_at, kap_excl_mid_at;
-extern const unsigned long kap_excl_stxr_at, kap_excl_after_at;
-extern const unsigned long kap_msr_daifset_at, kap_svc_at, kap_brk_at;
-extern const unsigned long kap_eret_at, kap_ldr_lit_fp_at;
+#include "paths_kunit.h"
 
 static struct {
 	int pre, post;
@@ -148,7 +118,7 @@ static void literal_loads(struct kunit *test)
 static void conditional_branches(struct kunit *test)
 {
 	static const struct {
-		long (*fn)(long);
+		long (*fn)(long x);
 		const unsigned long *at;
 		long taken, not_taken;	/* arguments */
 	} c[] = {
@@ -281,4 +251,5 @@ static struct kunit_suite kap_suite = {
 	.init = kap_init,
 	.test_cases = kap_cases,
 };
+
 kunit_test_suite(kap_suite);
