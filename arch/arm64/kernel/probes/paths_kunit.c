@@ -78,40 +78,33 @@ static void add_from_copy(struct kunit *test)
 	kap_done(test, &kp, 2);
 }
 
+/* A probe on @at, one call of @fn, which must return @want. */
+static void kap_call_once(struct kunit *test, unsigned long at,
+			  u64 (*fn)(void), u64 want)
+{
+	struct kprobe kp;
+
+	kap_init(test);
+	kap_arm(test, &kp, at);
+	KUNIT_EXPECT_EQ_MSG(test, fn(), want, "%pS", kp.addr);
+	kap_done(test, &kp, 1);
+}
+
 /* ADR and ADRP compute from the probed address, not from a copy's. */
 static void adr_and_adrp(struct kunit *test)
 {
-	unsigned long target = (unsigned long)&kap_adr_target;
-	struct kprobe kp;
+	u64 target = (unsigned long)&kap_adr_target;
 
-	kap_arm(test, &kp, kap_adr_at);
-	KUNIT_EXPECT_EQ(test, kap_adr(), target);
-	kap_done(test, &kp, 1);
-
-	kap_init(test);
-	kap_arm(test, &kp, kap_adrp_at);
-	KUNIT_EXPECT_EQ(test, kap_adrp(), target & ~0xfffUL);
-	kap_done(test, &kp, 1);
+	kap_call_once(test, kap_adr_at, kap_adr, target);
+	kap_call_once(test, kap_adrp_at, kap_adrp, target & ~0xfffULL);
 }
 
 /* Integer literal loads: 64 bits, 32 bits zero-extended, sign-extended. */
 static void literal_loads(struct kunit *test)
 {
-	struct kprobe kp;
-
-	kap_arm(test, &kp, kap_ldr_x_at);
-	KUNIT_EXPECT_EQ(test, kap_ldr_x(), 0x1122334455667788ULL);
-	kap_done(test, &kp, 1);
-
-	kap_init(test);
-	kap_arm(test, &kp, kap_ldr_w_at);
-	KUNIT_EXPECT_EQ(test, kap_ldr_w(), 0x89abcdefULL);
-	kap_done(test, &kp, 1);
-
-	kap_init(test);
-	kap_arm(test, &kp, kap_ldrsw_at);
-	KUNIT_EXPECT_EQ(test, kap_ldrsw(), (s64)(s32)0x80000001);
-	kap_done(test, &kp, 1);
+	kap_call_once(test, kap_ldr_x_at, kap_ldr_x, 0x1122334455667788ULL);
+	kap_call_once(test, kap_ldr_w_at, kap_ldr_w, 0x89abcdefULL);
+	kap_call_once(test, kap_ldrsw_at, kap_ldrsw, (u64)(s64)(s32)0x80000001);
 }
 
 /* Conditional branches, each taken and not taken. */
@@ -146,14 +139,9 @@ static void branches_and_returns(struct kunit *test)
 {
 	struct kprobe kp;
 
-	kap_arm(test, &kp, kap_b_at);
-	KUNIT_EXPECT_EQ(test, kap_b(), 2L);
-	kap_done(test, &kp, 1);
-
-	kap_init(test);
-	kap_arm(test, &kp, kap_bl_at);
-	KUNIT_EXPECT_EQ(test, kap_bl(), 41L);
-	kap_done(test, &kp, 1);
+	kap_call_once(test, kap_b_at, kap_b, 2);
+	kap_call_once(test, kap_bl_at, kap_bl, 41);
+	kap_call_once(test, kap_br_at, kap_br, 2);
 
 	kap_init(test);
 	kap_arm(test, &kp, kap_blr_at);
@@ -161,14 +149,9 @@ static void branches_and_returns(struct kunit *test)
 	kap_done(test, &kp, 1);
 
 	kap_init(test);
-	kap_arm(test, &kp, kap_br_at);
-	KUNIT_EXPECT_EQ(test, kap_br(), 2L);
-	kap_done(test, &kp, 1);
-
-	kap_init(test);
 	kap_arm(test, &kp, kap_leaf_ret_at);
-	KUNIT_EXPECT_EQ(test, kap_bl(), 41L);
-	KUNIT_EXPECT_EQ(test, kap_leaf(), 40L);
+	KUNIT_EXPECT_EQ(test, kap_bl(), 41ULL);
+	KUNIT_EXPECT_EQ(test, kap_leaf(), 40ULL);
 	kap_done(test, &kp, 2);
 }
 

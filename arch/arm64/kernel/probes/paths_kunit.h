@@ -9,21 +9,21 @@
 #include <linux/types.h>
 
 long kap_add(long x);
-unsigned long kap_adr(void);
-unsigned long kap_adrp(void);
+u64 kap_adr(void);
+u64 kap_adrp(void);
 u64 kap_ldr_x(void);
 u64 kap_ldr_w(void);
-s64 kap_ldrsw(void);
+u64 kap_ldrsw(void);
 long kap_bcond(long x);
 long kap_cbz(long x);
 long kap_cbnz_w(long x);
 long kap_tbnz(long x);
 long kap_tbz(long x);
-long kap_b(void);
-long kap_leaf(void);
-long kap_bl(void);
-long kap_blr(long (*fn)(void));
-long kap_br(void);
+u64 kap_b(void);
+u64 kap_leaf(void);
+u64 kap_bl(void);
+long kap_blr(u64 (*fn)(void));
+u64 kap_br(void);
 long kap_ldp(long *p);
 long *kap_ldr_post(long *p, long *out);
 void kap_str(long *p, long v);

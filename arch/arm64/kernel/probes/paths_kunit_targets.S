@@ -28,14 +28,14 @@ SYM_FUNC_START(kap_add)
 	ret
 SYM_FUNC_END(kap_add)
 
-/* unsigned long kap_adr(void): the address of kap_adr_target. */
+/* u64 kap_adr(void): the address of kap_adr_target. */
 SYM_FUNC_START(kap_adr)
 	kap_at	kap_adr_at
 	adr	x0, kap_adr_target
 	ret
 SYM_FUNC_END(kap_adr)
 
-/* unsigned long kap_adrp(void): the 4 KiB page of kap_adr_target. */
+/* u64 kap_adrp(void): the 4 KiB page of kap_adr_target. */
 SYM_FUNC_START(kap_adrp)
 	kap_at	kap_adrp_at
 	adrp	x0, kap_adr_target
@@ -46,7 +46,7 @@ SYM_FUNC_END(kap_adrp)
 	.balign	4
 SYM_DATA(kap_adr_target, .word 0)
 
-/* u64 kap_ldr_x(void), u32 kap_ldr_w(void), s64 kap_ldrsw(void): literals. */
+/* u64 kap_ldr_x(void), kap_ldr_w(void), kap_ldrsw(void): literals. */
 SYM_FUNC_START(kap_ldr_x)
 	kap_at	kap_ldr_x_at
 	ldr	x0, 1f
@@ -124,7 +124,7 @@ SYM_FUNC_START(kap_tbz)
 	ret
 SYM_FUNC_END(kap_tbz)
 
-/* long kap_b(void): 2 (the probe on the b that skips the mov). */
+/* u64 kap_b(void): 2 (the probe on the b that skips the mov). */
 SYM_FUNC_START(kap_b)
 	kap_at	kap_b_at
 	b	1f
@@ -134,14 +134,14 @@ SYM_FUNC_START(kap_b)
 	ret
 SYM_FUNC_END(kap_b)
 
-/* long kap_leaf(void): 40, with its ret probed. */
+/* u64 kap_leaf(void): 40, with its ret probed. */
 SYM_FUNC_START(kap_leaf)
 	mov	x0, #40
 	kap_at	kap_leaf_ret_at
 	ret
 SYM_FUNC_END(kap_leaf)
 
-/* long kap_bl(void): kap_leaf() + 1 (the probe on the bl). */
+/* u64 kap_bl(void): kap_leaf() + 1 (the probe on the bl). */
 SYM_FUNC_START(kap_bl)
 	stp	x29, x30, [sp, #-16]!
 	mov	x29, sp
@@ -152,7 +152,7 @@ SYM_FUNC_START(kap_bl)
 	ret
 SYM_FUNC_END(kap_bl)
 
-/* long kap_blr(long (*fn)(void)): fn() + 1 (the probe on the blr). */
+/* long kap_blr(u64 (*fn)(void)): fn() + 1 (the probe on the blr). */
 SYM_FUNC_START(kap_blr)
 	stp	x29, x30, [sp, #-16]!
 	mov	x29, sp
@@ -164,7 +164,7 @@ SYM_FUNC_START(kap_blr)
 	ret
 SYM_FUNC_END(kap_blr)
 
-/* long kap_br(void): 2 (the probe on the br that skips the mov). */
+/* u64 kap_br(void): 2 (the probe on the br that skips the mov). */
 SYM_FUNC_START(kap_br)
 	adr	x16, 1f
 	kap_at	kap_br_at
