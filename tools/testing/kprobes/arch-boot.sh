@@ -61,8 +61,9 @@ case "$arch" in
 # riscv64: classic interface, kretprobes through rethook.  Debian 12 has
 #   no riscv64 busybox: it is built from Debian's source (arch-tools.sh).
 arm64)
-	# The classes of instruction a probe sits on (the arm64 suite).
-	suites="kprobes_test kprobes_return_jump kprobes_arm64_paths"
+	# The classes of instruction a probe sits on (the arm64 suite), and
+	# the site code's decoder held to arm64's own.
+	suites="kprobes_test kprobes_return_jump kprobes_arm64_paths kprobes_arm64_site_decode"
 	;;
 i386)
 	# The site interface, as x86-64: jprobes work.
@@ -213,6 +214,7 @@ suite_source() {
 	kprobes_optimization) echo arch/x86/kernel/kprobes/opt_kunit.c ;;
 	kprobes_x86_paths) echo arch/x86/kernel/kprobes/paths_kunit.c ;;
 	kprobes_arm64_paths) echo arch/arm64/kernel/probes/paths_kunit.c ;;
+	kprobes_arm64_site_decode) echo arch/arm64/kernel/probes/site_decode_kunit.c ;;
 	esac
 }
 expect=$obj/boot-expected.txt
