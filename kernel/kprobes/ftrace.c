@@ -64,8 +64,8 @@ int kprobe_ftrace_place(kprobe_opcode_t *addr)
 #endif
 	/*
 	 * Inside ftrace's instruction: no instruction starts there on x86
-	 * (-EILSEQ, as upstream's decoder answers).  A classic
-	 * architecture's call may be several instructions (riscv's auipc
+	 * (-EILSEQ, as upstream's decoder answers).  Elsewhere the call may
+	 * be several instructions (riscv's auipc
 	 * and jalr, csky's): a breakpoint on the second would be written
 	 * over by ftrace's next change, or fail its check and shut ftrace
 	 * down, so -EINVAL, which is also what powerpc answers upstream
@@ -73,7 +73,7 @@ int kprobe_ftrace_place(kprobe_opcode_t *addr)
 	 * second word on riscv: refusing it is a fix.
 	 */
 	if (loc != a)
-		return IS_ENABLED(CONFIG_KPROBES_CLASSIC_ARCH) ? -EINVAL : -EILSEQ;
+		return IS_ENABLED(CONFIG_X86) ? -EILSEQ : -EINVAL;
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return -EINVAL;
 	return 1;

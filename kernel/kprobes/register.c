@@ -129,7 +129,8 @@ static struct kprobe_site *site_alloc(kprobe_opcode_t *addr, struct kprobe *p,
 	INIT_LIST_HEAD(&site->probes);
 	INIT_LIST_HEAD(&site->poke);
 	INIT_LIST_HEAD(&site->opt_list);
-	if (ftrace)
+	/* (Without KPROBES_ON_FTRACE, kprobe_ftrace_place() refuses them.) */
+	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) && ftrace)
 		ret = arch_prepare_kprobe_ftrace_site(site);
 	else if (from_bare)
 		ret = kprobe_site_adopt_bare(site, p);

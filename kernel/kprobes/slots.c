@@ -71,15 +71,25 @@ static void *copy_page_alloc(void)
 	return alloc_insn_page();
 }
 #else
+#ifndef kprobe_slot_page_fill
+/*
+ * Fill with breakpoints so that a stray jump into free space traps; an
+ * arch whose breakpoint is no byte, or whose execmem pages come read-only,
+ * defines its own (<asm/kprobes.h>).
+ */
+static void kprobe_slot_page_fill(void *page)
+{
+	memset(page, BREAKPOINT_INSTRUCTION, PAGE_SIZE);
+	set_memory_rox((unsigned long)page, 1);
+}
+#endif
+
 static void *copy_page_alloc(void)
 {
 	void *page = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
 
-	if (!page)
-		return NULL;
-	/* Fill with breakpoints so that a stray jump into free space traps. */
-	memset(page, BREAKPOINT_INSTRUCTION, PAGE_SIZE);
-	set_memory_rox((unsigned long)page, 1);
+	if (page)
+		kprobe_slot_page_fill(page);
 	return page;
 }
 #endif

@@ -65,6 +65,12 @@ arm64)
 	# the site code's decoder held to arm64's own.
 	suites="kprobes_test kprobes_return_jump kprobes_arm64_paths kprobes_arm64_site_decode"
 	;;
+arm64-sites)
+	# arm64 on the site interface (ARM64_KPROBE_SITES, in progress): the
+	# same suites through the site code.
+	frags="$top/configs/arch/arm64.config $frags"
+	suites="kprobes_test kprobes_return_jump kprobes_arm64_paths kprobes_arm64_site_decode"
+	;;
 i386)
 	# The site interface, as x86-64: jprobes work.
 	suites="kprobes_test kprobes_return_jump kprobes_x86_paths"

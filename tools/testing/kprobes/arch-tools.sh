@@ -13,8 +13,8 @@
 arch_describe() {
 	karch=$1
 	case "$1" in
-	arm64)
-		cross=aarch64-linux-gnu- image=arch/arm64/boot/Image debarch=arm64
+	arm64|arm64-sites)
+		karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image debarch=arm64
 		pkgs="gcc-aarch64-linux-gnu qemu-system-arm"
 		qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57) console=ttyAMA0
 		;;

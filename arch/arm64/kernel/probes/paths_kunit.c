@@ -14,7 +14,11 @@
  * paths_kunit_targets.S.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 
 #include "paths_kunit.h"
 
@@ -217,6 +221,113 @@ static void system_instructions_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kap_try(kap_ldr_lit_fp_at), -EINVAL);
 }
 
+/*
+ * The other CPU's side of arming_while_called(): one target of each way a
+ * hit is carried out (a copy, a simulated branch, a simulated literal
+ * load, a simulated call), called in a tight loop, every result checked.
+ */
+static struct {
+	struct completion started;
+	unsigned long calls, wrong;
+	atomic_t pre, post;
+	bool stop;
+} churn;
+
+static int churn_caller(void *unused)
+{
+	complete(&churn.started);
+	while (!READ_ONCE(churn.stop)) {
+		long i = churn.calls;
+
+		if (kap_add(i) != i + 5 || kap_bcond(i & 1) != 2 - (i & 1) ||
+		    kap_ldr_x() != 0x1122334455667788ULL || kap_bl() != 41)
+			churn.wrong++;
+		churn.calls++;
+		cond_resched();
+	}
+	return 0;
+}
+
+static int churn_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&churn.pre);
+	return 0;
+}
+
+static void churn_post(struct kprobe *p, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	atomic_inc(&churn.post);
+}
+
+#define CHURN_ROUNDS	100
+
+/*
+ * Probes come and go, and are disabled and enabled, on the four targets
+ * while the other CPU runs through them: each BRK is written into and
+ * taken out of text that CPU executes at that moment.  Every call must
+ * still compute its result, and the handlers must have run.  A hit under
+ * way when its probe is disabled or unregistered may run its pre_handler
+ * and not its post_handler (the torture's contract, and upstream's for a
+ * probe that shares its address); each such change cuts at most the one
+ * hit in flight on the other CPU, so the post_handlers may fall short of
+ * the pre_handlers by no more than the changes.
+ */
+static void arming_while_called(struct kunit *test)
+{
+	const unsigned long *at[] = {
+		&kap_add_at, &kap_bcond_at, &kap_ldr_x_at, &kap_bl_at,
+	};
+	struct kprobe kps[ARRAY_SIZE(at)], *list[ARRAY_SIZE(at)];
+	struct task_struct *caller;
+	unsigned int round, i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	memset(&churn, 0, sizeof(churn));
+	init_completion(&churn.started);
+	caller = kthread_create(churn_caller, NULL, "kap_churn");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(caller));
+	kthread_bind(caller, cpumask_last(cpu_online_mask));
+	get_task_struct(caller);
+	wake_up_process(caller);
+	wait_for_completion(&churn.started);
+
+	for (round = 0; round < CHURN_ROUNDS; round++) {
+		memset(kps, 0, sizeof(kps));
+		for (i = 0; i < ARRAY_SIZE(at); i++) {
+			kps[i].addr = (kprobe_opcode_t *)*at[i];
+			kps[i].pre_handler = churn_pre;
+			kps[i].post_handler = churn_post;
+			list[i] = &kps[i];
+		}
+		/* One at a time on even rounds, as a batch on odd ones. */
+		if (round & 1) {
+			KUNIT_ASSERT_EQ(test, register_kprobes(list, ARRAY_SIZE(at)), 0);
+		} else {
+			for (i = 0; i < ARRAY_SIZE(at); i++)
+				KUNIT_ASSERT_EQ(test, register_kprobe(&kps[i]), 0);
+		}
+		usleep_range(200, 400);
+		disable_kprobe(&kps[round % ARRAY_SIZE(at)]);
+		usleep_range(200, 400);
+		enable_kprobe(&kps[round % ARRAY_SIZE(at)]);
+		unregister_kprobes(list, ARRAY_SIZE(at));
+	}
+
+	WRITE_ONCE(churn.stop, true);
+	kthread_stop(caller);
+	put_task_struct(caller);
+	kunit_info(test, "%lu calls on the other CPU, %d handler runs",
+		   churn.calls, atomic_read(&churn.pre));
+	KUNIT_EXPECT_EQ(test, churn.wrong, 0UL);
+	KUNIT_EXPECT_GT(test, churn.calls, 0UL);
+	KUNIT_EXPECT_GT(test, atomic_read(&churn.pre), 0);
+	KUNIT_EXPECT_LE(test, atomic_read(&churn.post), atomic_read(&churn.pre));
+	KUNIT_EXPECT_LE(test, atomic_read(&churn.pre) - atomic_read(&churn.post),
+			CHURN_ROUNDS * (1 + (int)ARRAY_SIZE(at)));
+}
+
 static struct kunit_case kap_cases[] = {
 	KUNIT_CASE(add_from_copy),
 	KUNIT_CASE(adr_and_adrp),
@@ -226,6 +337,7 @@ static struct kunit_case kap_cases[] = {
 	KUNIT_CASE(loads_and_stores),
 	KUNIT_CASE(exclusives_refused),
 	KUNIT_CASE(system_instructions_refused),
+	KUNIT_CASE_SLOW(arming_while_called),
 	{}
 };
 

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * arm64 on the Kprobes core's site interface (ARM64_KPROBE_SITES), the
+ * arch's half of include/linux/kprobes_arch.h: included by <asm/kprobes.h>
+ * in place of the classic interface's definitions.
+ *
+ * A probe is a BRK with the kprobes immediate.  Its hit runs the
+ * pre_handlers, then carries out the probed instruction: on the saved
+ * registers when it reads or writes the PC (arch/arm64/kernel/probes/
+ * site.h), else from a slot that holds a copy of it followed by a BRK
+ * with the step immediate, whose trap ends the step and runs the
+ * post_handlers.  All of DAIF stays masked from the first trap to the
+ * second, so nothing else runs on the CPU between them but an SError or a
+ * debug exception that the mask defers.
+ */
+#ifndef _ASM_ARM64_KPROBES_SITE_H
+#define _ASM_ARM64_KPROBES_SITE_H
+
+#include <linux/types.h>
+#include <linux/ptrace.h>
+#include <linux/percpu.h>
+#include <asm/debug-monitors.h>
+#include <asm/insn.h>
+
+struct kprobe_site;
+
+typedef u32 kprobe_opcode_t;
+
+#define BREAKPOINT_INSTRUCTION	BRK64_OPCODE_KPROBES
+#define MAX_INSN_SIZE		1
+
+/* Bytes of stack above the stack pointer a jprobe handler may change. */
+#define MAX_STACK_SIZE		128
+
+/* A slot: the copy, then the BRK that ends its step. */
+#define KPROBE_SLOT_SIZE	(2 * AARCH64_INSN_SIZE)
+#define KPROBE_SLOT_GRAIN	KPROBE_SLOT_SIZE
+/* No jump optimization (yet): a site covers its one instruction. */
+#define KPROBE_MAX_REGION	AARCH64_INSN_SIZE
+
+/*
+ * Slot pages come from execmem read-only; the core asks the arch to fill
+ * a new one with a word that traps (a stray branch into free space).
+ */
+void kprobe_slot_page_fill(void *page);
+#define kprobe_slot_page_fill kprobe_slot_page_fill
+
+/* The arch's view of a probed instruction (struct kprobe_site.ainsn). */
+struct arch_specific_insn {
+	kprobe_opcode_t	*insn;		/* the slot, NULL when simulated */
+	u8		class;		/* enum kprobe_a64_class */
+};
+
+/* Nesting depth of out-of-line steps on one CPU (an SDEI event in a step). */
+#define KPROBE_MAX_NEST		4
+
+/* One step in flight on this CPU. */
+struct kprobe_step {
+	struct kprobe_site	*site;
+	unsigned long		saved_daif;	/* the caller's DAIF bits */
+	bool			handlers;	/* post_handlers at the end */
+};
+
+/* Per-CPU state of the breakpoint machinery. */
+struct kprobe_ctlblk {
+	unsigned long		kprobe_status;	/* KPROBE_HIT_* of the handler level */
+	unsigned int		depth;		/* entries used in steps[] */
+	struct kprobe_step	steps[KPROBE_MAX_NEST];
+};
+
+int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
+bool jprobe_is_return_trap(kprobe_opcode_t *addr);
+struct kprobe_site *jprobe_longjmp(struct pt_regs *regs);
+void __kretprobe_trampoline(void);
+
+#endif /* _ASM_ARM64_KPROBES_SITE_H */

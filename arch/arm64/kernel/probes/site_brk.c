@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arm64 site interface, the hit path: what happens when a CPU reaches a
+ * probe's BRK.
+ *
+ * brk_handler() (debug-monitors.c) calls kprobe_brk_handler() for the BRK
+ * with the kprobes immediate, from the EL1 debug exception: DAIF masked,
+ * treated as an NMI (arm64_enter_el1_dbg()).  The handler runs the
+ * pre_handlers and then carries out the probed instruction: simulated on
+ * the saved registers (site_simulate.c), or by sending the CPU to the
+ * site's slot with all of DAIF masked; the BRK with the step immediate
+ * behind the copy brings it to kprobe_ss_brk_handler(), which puts the CPU
+ * after the probed instruction, unmasks what the caller had, and runs the
+ * post_handlers.
+ *
+ * A CPU can hit a probe while it is already inside this machinery: from a
+ * handler, or from a pseudo-NMI or SDEI event that interrupts the copy.
+ * Such a hit runs no handler and is counted in nmissed, but its
+ * instruction is still carried out, so each CPU keeps a small stack of
+ * steps in flight (struct kprobe_ctlblk.steps); a nested step ends before
+ * the one below it resumes, so the step BRK always belongs to the top one.
+ *
+ * Everything here is in .kprobes.text (or NOKPROBE) and never probed.
+ */
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <asm/daifflags.h>
+#include <asm/debug-monitors.h>
+
+#include "site.h"
+
+static bool simulated(const struct kprobe_site *site)
+{
+	return kprobe_a64_simulated(site->ainsn.class);
+}
+
+/*
+ * Send the CPU to the site's slot with DAIF masked, and remember the step.
+ * @handlers: this is the handler level; post_handlers are due at its end.
+ */
+static void __kprobes push_step(struct kprobe_ctlblk *kcb,
+				struct kprobe_site *site, struct pt_regs *regs,
+				bool handlers)
+{
+	struct kprobe_step *step;
+
+	if (WARN_ON_ONCE(kcb->depth == KPROBE_MAX_NEST)) {
+		pr_emerg("kprobes: steps nested too deep at %pS\n", site->addr);
+		BUG();
+	}
+	/*
+	 * The depth first: a nested hit from here on takes the entry above
+	 * (pop_step() reads in the other order).
+	 */
+	step = &kcb->steps[kcb->depth++];
+	barrier();
+	step->site = site;
+	step->saved_daif = regs->pstate & DAIF_MASK;
+	step->handlers = handlers;
+	if (handlers)
+		kcb->kprobe_status = KPROBE_HIT_SS;
+	regs->pstate |= DAIF_MASK;
+	instruction_pointer_set(regs, (unsigned long)site->ainsn.insn);
+}
+
+/* Take the top step off, read before the depth drops (see push_step()). */
+static struct kprobe_step __kprobes pop_step(struct kprobe_ctlblk *kcb)
+{
+	struct kprobe_step step = kcb->steps[kcb->depth - 1];
+
+	barrier();
+	kcb->depth--;
+	return step;
+}
+
+/* Give back the caller's DAIF bits, masked for the step. */
+static void __kprobes give_back_daif(const struct kprobe_step *step,
+				     struct pt_regs *regs)
+{
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | step->saved_daif;
+}
+
+/*
+ * Carry out the probed instruction: simulate it now, or step its copy.
+ * @handlers: this is the handler level; post_handlers are due.
+ */
+static void __kprobes carry_out(struct kprobe_ctlblk *kcb,
+				struct kprobe_site *site, struct pt_regs *regs,
+				bool handlers)
+{
+	if (simulated(site)) {
+		kprobe_a64_simulate(site->ainsn.class, site->opcode,
+				    (unsigned long)site->addr, regs);
+		if (handlers)
+			kprobe_site_post_handlers(site, regs);
+		return;
+	}
+	push_step(kcb, site, regs, handlers);
+}
+
+/*
+ * The BRK this CPU trapped on is no longer in the text: the probe went
+ * away after the CPU fetched it.  The original instruction is back (its
+ * word was written whole), so returning to it carries it out.
+ */
+static int __kprobes brk_gone(struct pt_regs *regs)
+{
+	kprobe_window_entered(KPROBE_WINDOW_INT3_GONE);
+	return DBG_HOOK_HANDLED;
+}
+
+/*
+ * A jprobe handler called jprobe_return(): carry out the probed
+ * instruction as the hit would have (site_jprobe.c).
+ */
+static int __kprobes jprobe_returned(struct kprobe_ctlblk *kcb,
+				     struct pt_regs *regs)
+{
+	struct kprobe_site *site = jprobe_longjmp(regs);
+
+	if (!site) {
+		pr_emerg("kprobes: jprobe_return() outside a jprobe handler\n");
+		return DBG_HOOK_ERROR;
+	}
+	carry_out(kcb, site, regs, true);
+	return DBG_HOOK_HANDLED;
+}
+
+/**
+ * kprobe_brk_handler() - the BRK of a probe was hit
+ * @regs: registers at the trap; regs->pc is the BRK's address
+ * @esr: the exception syndrome
+ *
+ * Return: DBG_HOOK_HANDLED when the trap was ours and is dealt with,
+ * DBG_HOOK_ERROR otherwise.
+ */
+int __kprobes kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
+{
+	kprobe_opcode_t *addr = (kprobe_opcode_t *)instruction_pointer(regs);
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_site *site;
+
+	if (user_mode(regs))
+		return DBG_HOOK_ERROR;
+	if (jprobe_is_return_trap(addr))
+		return jprobe_returned(kcb, regs);
+
+	kprobe_window_stall(KPROBE_WINDOW_INT3_GONE);
+	site = kprobe_site_find(addr);
+	if (!site) {
+		if (le32_to_cpu(*addr) != BREAKPOINT_INSTRUCTION)
+			return brk_gone(regs);
+		/*
+		 * A BRK stands there now: maybe that of a site published
+		 * since the lookup (its site went into the hash before its
+		 * BRK into the text; the read barrier pairs with that).
+		 */
+		smp_rmb();
+		site = kprobe_site_find(addr);
+		if (!site)
+			return DBG_HOOK_ERROR;
+		kprobe_window_entered(KPROBE_WINDOW_LATE_SITE);
+	}
+
+	if (kcb->depth || kprobe_running()) {
+		kprobe_window_entered(KPROBE_WINDOW_MISSED);
+		kprobe_site_missed(site);
+		carry_out(kcb, site, regs, false);
+		return DBG_HOOK_HANDLED;
+	}
+	if (kprobe_site_pre_handlers(site, regs, true))
+		return DBG_HOOK_HANDLED;	/* a handler sent the CPU elsewhere */
+	carry_out(kcb, site, regs, true);
+	return DBG_HOOK_HANDLED;
+}
+
+/**
+ * kprobe_ss_brk_handler() - the BRK behind a copy was reached
+ * @regs: registers at the trap
+ * @esr: the exception syndrome
+ *
+ * Return: DBG_HOOK_HANDLED when it ends this CPU's top step.
+ */
+int __kprobes kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_step step;
+	unsigned long pc = instruction_pointer(regs);
+
+	if (user_mode(regs) || !kcb->depth ||
+	    pc != (unsigned long)(kcb->steps[kcb->depth - 1].site->ainsn.insn + 1))
+		return DBG_HOOK_ERROR;
+
+	step = pop_step(kcb);
+	instruction_pointer_set(regs, (unsigned long)(step.site->addr + 1));
+	give_back_daif(&step, regs);
+	if (step.handlers)
+		kprobe_site_post_handlers(step.site, regs);
+	return DBG_HOOK_HANDLED;
+}
+
+/**
+ * kprobe_fault_handler() - a fault while a probe runs on this CPU
+ * @regs: registers at the fault
+ * @fsr: the fault's syndrome
+ *
+ * A fault in a handler goes to that probe's fault_handler.  A fault in a
+ * copy goes to the site's fault_handlers; if none claims it, the CPU is
+ * put back on the original instruction with the caller's DAIF, so that
+ * the kernel's own fault handling sees the fault where it happened.
+ *
+ * Return: 1 when a fault_handler claimed the fault.
+ */
+int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+
+	if (kcb->depth) {
+		struct kprobe_step *top = &kcb->steps[kcb->depth - 1];
+		struct kprobe_site *site = top->site;
+
+		if (instruction_pointer(regs) == (unsigned long)site->ainsn.insn) {
+			struct kprobe_step step;
+
+			if (top->handlers &&
+			    kprobe_site_fault_handlers(site, regs, fsr))
+				return 1;
+			step = pop_step(kcb);
+			give_back_daif(&step, regs);
+			if (step.handlers)
+				reset_current_kprobe();
+			instruction_pointer_set(regs, (unsigned long)site->addr);
+			return 0;
+		}
+	}
+	if (cur && (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
+	    cur->fault_handler && cur->fault_handler(cur, regs, fsr))
+		return 1;
+	return 0;
+}
