@@ -102,7 +102,7 @@ torture: assemble
 		sed -n 's/\r$$//; /kprobes_torture: \(start\|seed=\|calls=\|SUCCESS\|FAILURE\|wrong\|first\)/p; /^\(not \)\{0,1\}ok 1 torture/p'
 	@grep -q '^ok 1 torture' $(BUILD)/torture.log
 
-ARCH_BOOTS ?= i386 arm64 ppc64le arm s390x riscv64 x86_64-fp
+ARCH_BOOTS ?= i386 arm64 arm64-sites ppc64le arm s390x riscv64 x86_64-fp
 # Pristine 6.12 booted too, after ours, arch-init's and ftracetest's
 # results compared with ours.
 ARCH_BESIDE ?= ppc64le s390x

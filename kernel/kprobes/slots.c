@@ -71,26 +71,28 @@ static void *copy_page_alloc(void)
 	return alloc_insn_page();
 }
 #else
-#ifndef kprobe_slot_page_fill
+#ifndef kprobe_slot_page_alloc
 /*
- * Fill with breakpoints so that a stray jump into free space traps; an
- * arch whose breakpoint is no byte, or whose execmem pages come read-only,
- * defines its own (<asm/kprobes.h>).
+ * A page from execmem, filled with breakpoints so that a stray jump into
+ * free space traps.  An arch whose breakpoint is no byte, or whose copies
+ * must lie near the text they return to, allocates its own
+ * (<asm/kprobes.h>).
  */
-static void kprobe_slot_page_fill(void *page)
+static void *kprobe_slot_page_alloc(void)
 {
+	void *page = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+
+	if (!page)
+		return NULL;
 	memset(page, BREAKPOINT_INSTRUCTION, PAGE_SIZE);
 	set_memory_rox((unsigned long)page, 1);
+	return page;
 }
 #endif
 
 static void *copy_page_alloc(void)
 {
-	void *page = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
-
-	if (page)
-		kprobe_slot_page_fill(page);
-	return page;
+	return kprobe_slot_page_alloc();
 }
 #endif
 

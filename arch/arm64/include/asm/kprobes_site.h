@@ -32,24 +32,38 @@ typedef u32 kprobe_opcode_t;
 /* Bytes of stack above the stack pointer a jprobe handler may change. */
 #define MAX_STACK_SIZE		128
 
-/* A slot: the copy, then the BRK that ends its step. */
-#define KPROBE_SLOT_SIZE	(2 * AARCH64_INSN_SIZE)
-#define KPROBE_SLOT_GRAIN	KPROBE_SLOT_SIZE
+/*
+ * A slot, in two grains:
+ *   0  the step copy: the instruction, then the BRK that ends its step;
+ *   8  the boost copy, where the site has one: the instruction, then a B
+ *      to the instruction after the probed one (a hit that needs no
+ *      post_handler leaves through it, one trap instead of two).
+ * The B reaches 128 MiB either way, so slot pages are taken near the
+ * text (kprobe_slot_page_alloc()); a slot out of reach is trimmed to its
+ * step copy.
+ */
+#define KPROBE_SLOT_SIZE	(4 * AARCH64_INSN_SIZE)
+#define KPROBE_SLOT_GRAIN	(2 * AARCH64_INSN_SIZE)
+#define KPROBE_BOOST_OFFSET	2	/* in words */
 /* No jump optimization (yet): a site covers its one instruction. */
 #define KPROBE_MAX_REGION	AARCH64_INSN_SIZE
 
-/*
- * Slot pages come from execmem read-only; the core asks the arch to fill
- * a new one with a word that traps (a stray branch into free space).
- */
-void kprobe_slot_page_fill(void *page);
-#define kprobe_slot_page_fill kprobe_slot_page_fill
+/* A page for slots, near the kernel's and modules' text (site_text.c). */
+void *kprobe_slot_page_alloc(void);
+#define kprobe_slot_page_alloc kprobe_slot_page_alloc
 
 /* The arch's view of a probed instruction (struct kprobe_site.ainsn). */
 struct arch_specific_insn {
 	kprobe_opcode_t	*insn;		/* the slot, NULL when simulated */
 	u8		class;		/* enum kprobe_a64_class */
+	bool		boost;		/* the slot has a boost copy */
 };
+
+/* The boost copy, or NULL. */
+static inline kprobe_opcode_t *kprobe_boost_copy(const struct arch_specific_insn *ai)
+{
+	return ai->boost ? ai->insn + KPROBE_BOOST_OFFSET : NULL;
+}
 
 /* Nesting depth of out-of-line steps on one CPU (an SDEI event in a step). */
 #define KPROBE_MAX_NEST		4
@@ -67,6 +81,11 @@ struct kprobe_ctlblk {
 	unsigned int		depth;		/* entries used in steps[] */
 	struct kprobe_step	steps[KPROBE_MAX_NEST];
 };
+
+#ifdef CONFIG_KPROBES_KUNIT_TEST
+/* BRK traps taken by kprobe_brk_handler() and kprobe_ss_brk_handler(). */
+DECLARE_PER_CPU(unsigned long, kprobe_traps_taken);
+#endif
 
 int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
 bool jprobe_is_return_trap(kprobe_opcode_t *addr);

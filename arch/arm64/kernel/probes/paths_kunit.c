@@ -328,6 +328,52 @@ static void arming_while_called(struct kunit *test)
 			CHURN_ROUNDS * (1 + (int)ARRAY_SIZE(at)));
 }
 
+#ifdef CONFIG_HAVE_KPROBE_SITES
+/* This CPU's traps over @fn(@arg), with preemption off. */
+static unsigned long traps_of(long (*fn)(long), long arg, long want,
+			      struct kunit *test)
+{
+	unsigned long before;
+
+	preempt_disable();
+	before = this_cpu_read(kprobe_traps_taken);
+	KUNIT_EXPECT_EQ(test, fn(arg), want);
+	before = this_cpu_read(kprobe_traps_taken) - before;
+	preempt_enable();
+	return before;
+}
+
+/*
+ * The site code boosts: a hit that needs no post_handler leaves through
+ * the copy and a branch back, one trap; with a post_handler it steps, two
+ * traps; a simulated instruction takes one either way.
+ */
+static void boosted_hit_takes_one_trap(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)kap_add_at,
+			     .pre_handler = on_pre };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, traps_of(kap_add, 1, 6, test), 1UL);
+	unregister_kprobe(&kp);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_add_at);
+	KUNIT_EXPECT_EQ(test, traps_of(kap_add, 1, 6, test), 2UL);
+	kap_done(test, &kp, 1);
+
+	kap_init(test);
+	kap_arm(test, &kp, kap_cbz_at);
+	KUNIT_EXPECT_EQ(test, traps_of(kap_cbz, 0, 2, test), 1UL);
+	kap_done(test, &kp, 1);
+}
+#else
+static void boosted_hit_takes_one_trap(struct kunit *test)
+{
+	kunit_skip(test, "arm64's classic code steps every copy");
+}
+#endif
+
 static struct kunit_case kap_cases[] = {
 	KUNIT_CASE(add_from_copy),
 	KUNIT_CASE(adr_and_adrp),
@@ -337,6 +383,7 @@ static struct kunit_case kap_cases[] = {
 	KUNIT_CASE(loads_and_stores),
 	KUNIT_CASE(exclusives_refused),
 	KUNIT_CASE(system_instructions_refused),
+	KUNIT_CASE(boosted_hit_takes_one_trap),
 	KUNIT_CASE_SLOW(arming_while_called),
 	{}
 };

@@ -29,6 +29,17 @@
 
 #include "site.h"
 
+#ifdef CONFIG_KPROBES_KUNIT_TEST
+/*
+ * The traps of this machinery on each CPU: the paths suite counts a hit's
+ * (one when boosted or simulated, two when stepped).  Test kernels only.
+ */
+DEFINE_PER_CPU(unsigned long, kprobe_traps_taken);
+#define count_trap()	this_cpu_inc(kprobe_traps_taken)
+#else
+#define count_trap()	do { } while (0)
+#endif
+
 static bool simulated(const struct kprobe_site *site)
 {
 	return kprobe_a64_simulated(site->ainsn.class);
@@ -99,6 +110,29 @@ static void __kprobes carry_out(struct kprobe_ctlblk *kcb,
 }
 
 /*
+ * After the pre_handlers: where no probe of the site needs the step (a
+ * post_handler, a fault_handler, a jprobe) and the slot has a boost copy,
+ * the hit ends here and the CPU leaves through the copy and its B back,
+ * with the caller's DAIF: one trap instead of two.  The flags are
+ * kprobe_mutex's to write; they are read after the walk of the probes,
+ * which the read barrier orders (a probe whose pre_handler ran was
+ * published after they were set for it, register.c); a stale read only
+ * picks the step path, which is always there.
+ */
+static bool __kprobes leave_by_boost(struct kprobe_site *site,
+				     struct pt_regs *regs)
+{
+	kprobe_opcode_t *boost = kprobe_boost_copy(&site->ainsn);
+
+	smp_rmb();
+	if (!boost || READ_ONCE(site->stepped) || READ_ONCE(site->posted))
+		return false;
+	reset_current_kprobe();
+	instruction_pointer_set(regs, (unsigned long)boost);
+	return true;
+}
+
+/*
  * The BRK this CPU trapped on is no longer in the text: the probe went
  * away after the CPU fetched it.  The original instruction is back (its
  * word was written whole), so returning to it carries it out.
@@ -142,6 +176,7 @@ int __kprobes kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 
 	if (user_mode(regs))
 		return DBG_HOOK_ERROR;
+	count_trap();
 	if (jprobe_is_return_trap(addr))
 		return jprobe_returned(kcb, regs);
 
@@ -170,6 +205,8 @@ int __kprobes kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	}
 	if (kprobe_site_pre_handlers(site, regs, true))
 		return DBG_HOOK_HANDLED;	/* a handler sent the CPU elsewhere */
+	if (leave_by_boost(site, regs))
+		return DBG_HOOK_HANDLED;
 	carry_out(kcb, site, regs, true);
 	return DBG_HOOK_HANDLED;
 }
@@ -191,6 +228,7 @@ int __kprobes kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	    pc != (unsigned long)(kcb->steps[kcb->depth - 1].site->ainsn.insn + 1))
 		return DBG_HOOK_ERROR;
 
+	count_trap();
 	step = pop_step(kcb);
 	instruction_pointer_set(regs, (unsigned long)(step.site->addr + 1));
 	give_back_daif(&step, regs);

@@ -8,6 +8,7 @@
  * cpus_read_lock() and text_mutex, in that order.
  */
 #include <linux/cpu.h>
+#include <linux/execmem.h>
 #include <linux/extable.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
@@ -15,6 +16,7 @@
 #include <asm/cacheflush.h>
 #include <asm/patching.h>
 #include <asm/sections.h>
+#include <linux/set_memory.h>
 #include <asm/virt.h>
 
 #include "site.h"
@@ -27,10 +29,30 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 	return (kprobe_opcode_t *)(addr + offset);
 }
 
-void kprobe_slot_page_fill(void *page)
+/*
+ * Slot pages come from the modules' area, within a B's reach of the
+ * kernel's text (and of the modules', which come from the same area)
+ * wherever arm64 could place it so, writable until filled: every word a
+ * permanently undefined one, so that a stray branch into free space
+ * oopses.  Then read-only and executable; the slots are written through
+ * aarch64_insn_copy().
+ */
+void *kprobe_slot_page_alloc(void)
 {
-	/* A permanently undefined word: a stray branch here oopses. */
-	aarch64_insn_set(page, AARCH64_BREAK_FAULT, PAGE_SIZE);
+	u32 *page = execmem_alloc(EXECMEM_MODULE_TEXT, PAGE_SIZE);
+	unsigned int i;
+
+	if (!page)
+		return NULL;
+	for (i = 0; i < PAGE_SIZE / AARCH64_INSN_SIZE; i++)
+		page[i] = cpu_to_le32(AARCH64_BREAK_FAULT);
+	caches_clean_inval_pou((unsigned long)page,
+			       (unsigned long)page + PAGE_SIZE);
+	if (set_memory_rox((unsigned long)page, 1)) {
+		execmem_free(page);
+		return NULL;
+	}
+	return page;
 }
 
 static bool within(unsigned long addr, const char *start, const char *end)
@@ -51,13 +73,25 @@ static bool in_refused_arm64_text(unsigned long addr)
 	       within(addr, __hyp_idmap_text_start, __hyp_idmap_text_end);
 }
 
-/* Write the slot: the copy, then the BRK that ends its step. */
-static void build_slot(kprobe_opcode_t *slot, u32 insn)
+/*
+ * Write the slot of a site whose instruction runs from a copy: the step
+ * copy, and the boost copy where its B back reaches.  Return: the bytes
+ * written.
+ */
+static unsigned int build_slot(struct kprobe_site *site, kprobe_opcode_t *slot)
 {
+	unsigned long back = (unsigned long)(site->addr + 1);
+	kprobe_opcode_t *boost = slot + KPROBE_BOOST_OFFSET;
 	u32 words[KPROBE_SLOT_SIZE / AARCH64_INSN_SIZE] = {
-		insn, BRK64_OPCODE_KPROBES_SS,
+		site->opcode, BRK64_OPCODE_KPROBES_SS,
+		site->opcode, aarch64_insn_gen_branch_imm((unsigned long)(boost + 1),
+					back, AARCH64_INSN_BRANCH_NOLINK),
 	};
+	unsigned int len = sizeof(words);
 
+	site->ainsn.boost = words[3] != AARCH64_BREAK_FAULT;
+	if (!site->ainsn.boost)
+		len = KPROBE_BOOST_OFFSET * AARCH64_INSN_SIZE;
 	/*
 	 * aarch64_insn_copy() cleans the data cache and invalidates the
 	 * instruction cache to the point of unification for the slot.  No
@@ -65,7 +99,8 @@ static void build_slot(kprobe_opcode_t *slot, u32 insn)
 	 * that BRK is a context synchronization event on the CPU that then
 	 * runs the slot.
 	 */
-	aarch64_insn_copy(slot, words, sizeof(words));
+	aarch64_insn_copy(slot, words, len);
+	return len;
 }
 
 /**
@@ -102,8 +137,7 @@ int arch_prepare_kprobe_site(struct kprobe_site *site)
 	slot = kprobe_slot_alloc();
 	if (!slot)
 		return -ENOMEM;
-	build_slot(slot, site->opcode);
-	kprobe_slot_trim(slot, KPROBE_SLOT_SIZE);
+	kprobe_slot_trim(slot, build_slot(site, slot));
 	site->ainsn.insn = slot;
 	return 0;
 }
