@@ -37,16 +37,17 @@ typedef u32 kprobe_opcode_t;
  *   0  the step copy: the instruction, then the BRK that ends its step;
  *   8  the boost copy, where the site has one: the instruction, then a B
  *      to the instruction after the probed one (a hit that needs no
- *      post_handler leaves through it, one trap instead of two).
- * The B reaches 128 MiB either way, so slot pages are taken near the
- * text (kprobe_slot_page_alloc()); a slot out of reach is trimmed to its
- * step copy.
+ *      post_handler leaves through it, one trap instead of two);
+ *   16 the detour, where its branches reach too (site_optimize.c).
+ * A B reaches 128 MiB either way, so slot pages are taken near the text
+ * (kprobe_slot_page_alloc()); a slot is trimmed to what it holds.
  */
-#define KPROBE_SLOT_SIZE	(4 * AARCH64_INSN_SIZE)
+#define KPROBE_SLOT_SIZE	256
 #define KPROBE_SLOT_GRAIN	(2 * AARCH64_INSN_SIZE)
 #define KPROBE_BOOST_OFFSET	2	/* in words */
-/* No jump optimization (yet): a site covers its one instruction. */
-#define KPROBE_MAX_REGION	AARCH64_INSN_SIZE
+#define KPROBE_DETOUR_OFFSET	4	/* in words */
+/* A jump covers the one instruction (in kprobe_opcode_t units). */
+#define KPROBE_MAX_REGION	1
 
 /* A page for slots, near the kernel's and modules' text (site_text.c). */
 void *kprobe_slot_page_alloc(void);
@@ -57,12 +58,19 @@ struct arch_specific_insn {
 	kprobe_opcode_t	*insn;		/* the slot, NULL when simulated */
 	u8		class;		/* enum kprobe_a64_class */
 	bool		boost;		/* the slot has a boost copy */
+	bool		detour;		/* and a detour */
 };
 
 /* The boost copy, or NULL. */
 static inline kprobe_opcode_t *kprobe_boost_copy(const struct arch_specific_insn *ai)
 {
 	return ai->boost ? ai->insn + KPROBE_BOOST_OFFSET : NULL;
+}
+
+/* The detour, or NULL when the site cannot be optimized. */
+static inline kprobe_opcode_t *kprobe_detour(const struct arch_specific_insn *ai)
+{
+	return ai->detour ? ai->insn + KPROBE_DETOUR_OFFSET : NULL;
 }
 
 /* Nesting depth of out-of-line steps on one CPU (an SDEI event in a step). */
@@ -88,6 +96,7 @@ DECLARE_PER_CPU(unsigned long, kprobe_traps_taken);
 #endif
 
 int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
+void kprobe_a64_detour_callback(struct kprobe_site *site, struct pt_regs *regs);
 bool jprobe_is_return_trap(kprobe_opcode_t *addr);
 struct kprobe_site *jprobe_longjmp(struct pt_regs *regs);
 void __kretprobe_trampoline(void);

@@ -64,6 +64,18 @@ enum kprobe_a64_class kprobe_a64_decode(const u32 *addr);
 void kprobe_a64_simulate(enum kprobe_a64_class class, u32 insn,
 			 unsigned long pc, struct pt_regs *regs);
 
+/* The detour's template and the words written per site (site_trampolines.S). */
+extern const u32 kprobe_a64_detour_template[], kprobe_a64_detour_end[];
+extern const u32 kprobe_a64_detour_call[], kprobe_a64_detour_insn[];
+extern const u32 kprobe_a64_detour_site[];
+
+struct kprobe_site;
+unsigned int kprobe_a64_build_detour(struct kprobe_site *site, u32 *words,
+				     u32 *detour);
+
+/* Where jprobe_return() goes (site_trampolines.S). */
+void kprobe_a64_jprobe_trap(void);
+
 #ifdef CONFIG_KPROBES_KUNIT_TEST
 bool kprobe_a64_row_pattern(unsigned int i, u32 *mask, u32 *value);
 #endif

@@ -124,7 +124,7 @@ static bool __kprobes leave_by_boost(struct kprobe_site *site,
 {
 	kprobe_opcode_t *boost = kprobe_boost_copy(&site->ainsn);
 
-	smp_rmb();
+	smp_rmb();	/* pairs with register.c's publication of the probe */
 	if (!boost || READ_ONCE(site->stepped) || READ_ONCE(site->posted))
 		return false;
 	reset_current_kprobe();
@@ -276,4 +276,36 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 	    cur->fault_handler && cur->fault_handler(cur, regs, fsr))
 		return 1;
 	return 0;
+}
+
+/**
+ * kprobe_a64_detour_callback() - the handlers of an optimized site
+ * @site: the site, as built into its detour
+ * @regs: the registers the detour saved, regs->pc the probed address
+ *
+ * Called from the detour (site_optimize.c) in whatever context reached
+ * the site, with preemption off around the handlers, as on x86.  No probe
+ * of an optimized site has a post_handler, a fault_handler or a jprobe
+ * (those keep it on the BRK), but for one that joined while the B is
+ * still in, whose hits are counted missed until the B goes
+ * (kprobe_site_pre_handlers_passing()); a hit inside a handler is caught
+ * by current_kprobe and only counted.  A pre_handler cannot send the CPU
+ * elsewhere from here (the optimizer keeps such places on the BRK).
+ */
+void __kprobes kprobe_a64_detour_callback(struct kprobe_site *site,
+					  struct pt_regs *regs)
+{
+	struct kprobe *p;
+
+	preempt_disable();
+	/* The usual case, one probe (or two, through the pair's handler). */
+	p = rcu_dereference_sched(site->single);
+	if (likely(p && !kprobe_running())) {
+		__this_cpu_write(current_kprobe, p);
+		p->pre_handler(p, regs);
+		__this_cpu_write(current_kprobe, NULL);
+	} else {
+		kprobe_site_pre_handlers_passing(site, regs, false);
+	}
+	preempt_enable();
 }

@@ -39,8 +39,6 @@ static DEFINE_PER_CPU(struct jprobe_state, jprobe_state);
 /* The stack pointer of the hit; 0 while no handler is in flight here. */
 static DEFINE_PER_CPU(unsigned long, jprobe_entry_sp);
 
-void kprobe_a64_jprobe_trap(void);	/* site_trampolines.S */
-
 /* How much of the stack above @sp to keep: never past its stack's end. */
 static unsigned int __kprobes stack_room(unsigned long sp)
 {

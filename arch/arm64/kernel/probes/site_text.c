@@ -75,8 +75,8 @@ static bool in_refused_arm64_text(unsigned long addr)
 
 /*
  * Write the slot of a site whose instruction runs from a copy: the step
- * copy, and the boost copy where its B back reaches.  Return: the bytes
- * written.
+ * copy, the boost copy where its B back reaches, and then the detour where
+ * its branches reach too (site_optimize.c).  Return: the bytes written.
  */
 static unsigned int build_slot(struct kprobe_site *site, kprobe_opcode_t *slot)
 {
@@ -87,11 +87,17 @@ static unsigned int build_slot(struct kprobe_site *site, kprobe_opcode_t *slot)
 		site->opcode, aarch64_insn_gen_branch_imm((unsigned long)(boost + 1),
 					back, AARCH64_INSN_BRANCH_NOLINK),
 	};
-	unsigned int len = sizeof(words);
+	unsigned int n = KPROBE_DETOUR_OFFSET, detour;
 
 	site->ainsn.boost = words[3] != AARCH64_BREAK_FAULT;
-	if (!site->ainsn.boost)
-		len = KPROBE_BOOST_OFFSET * AARCH64_INSN_SIZE;
+	if (!site->ainsn.boost) {
+		n = KPROBE_BOOST_OFFSET;
+	} else if (IS_ENABLED(CONFIG_OPTPROBES)) {
+		/* Only a site that boosts is near enough for a detour. */
+		detour = kprobe_a64_build_detour(site, &words[n], slot + n);
+		site->ainsn.detour = detour != 0;
+		n += detour;
+	}
 	/*
 	 * aarch64_insn_copy() cleans the data cache and invalidates the
 	 * instruction cache to the point of unification for the slot.  No
@@ -99,8 +105,8 @@ static unsigned int build_slot(struct kprobe_site *site, kprobe_opcode_t *slot)
 	 * that BRK is a context synchronization event on the CPU that then
 	 * runs the slot.
 	 */
-	aarch64_insn_copy(slot, words, len);
-	return len;
+	aarch64_insn_copy(slot, words, n * AARCH64_INSN_SIZE);
+	return n * AARCH64_INSN_SIZE;
 }
 
 /**
@@ -204,34 +210,4 @@ static void text_sync_ipi(void *unused)
 void arch_kprobe_text_sync(void)
 {
 	on_each_cpu(text_sync_ipi, NULL, 1);
-}
-
-/* Jump optimization: none yet, so no site has a region to optimize. */
-unsigned int arch_kprobe_region_len(struct kprobe_site *site)
-{
-	return 0;
-}
-
-static void empty_opt_list(struct list_head *sites)
-{
-	struct kprobe_site *site, *tmp;
-
-	list_for_each_entry_safe(site, tmp, sites, opt_list) {
-		WARN_ON_ONCE(1);
-		list_del_init(&site->opt_list);
-	}
-}
-
-void arch_optimize_sites(struct list_head *sites)
-{
-	empty_opt_list(sites);
-}
-
-void arch_unoptimize_sites(struct list_head *sites)
-{
-	empty_opt_list(sites);
-}
-
-void arch_kprobe_drop_jump(struct kprobe_site *site)
-{
 }
