@@ -229,8 +229,9 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 /*
  * Mandatory, registration context.  Decode the instruction at site->addr
  * and prepare its copy in a slot, or refuse: -EILSEQ (not an instruction
- * boundary), -EINVAL (an instruction or text that cannot be probed),
- * -ENOMEM.  Sets site->opcode.  The site is not yet in the hash and has
+ * boundary; arm64 answers -EINVAL for an address that is not a word's, as
+ * its classic code does), -EINVAL (an instruction or text that cannot be
+ * probed), -ENOMEM.  Sets site->opcode.  The site is not yet in the hash and has
  * no probe; ->posted says whether its first probe has a post_handler, so
  * that room for a post path is only taken where one is asked for.
  */

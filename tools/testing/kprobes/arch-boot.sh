@@ -66,10 +66,14 @@ arm64)
 	suites="kprobes_test kprobes_return_jump kprobes_arm64_paths kprobes_arm64_site_decode"
 	;;
 arm64-sites)
-	# arm64 on the site interface (ARM64_KPROBE_SITES, in progress): the
-	# same suites through the site code.
+	# arm64 on the site interface (ARM64_KPROBE_SITES): the same suites
+	# through the site code, the selftests that need no x86 assembly,
+	# and the torture with its arm64 targets, as x86-64's boots end.
 	frags="$top/configs/arch/arm64.config $frags"
 	suites="kprobes_test kprobes_return_jump kprobes_arm64_paths kprobes_arm64_site_decode"
+	selftests="debugfs kprobe-example kretprobe-example jprobe-example module-probes optimization"
+	modules="kprobes_target kprobes_torture"
+	torture=${ARCH_TORTURE:-30}
 	;;
 i386)
 	# The site interface, as x86-64: jprobes work.
@@ -87,6 +91,7 @@ x86_64-fp)
 esac
 [ -z "$selftests" ] ||
 	append="$append watchdog_thresh=5 kpscripts=$(echo $selftests | tr ' ' ,)"
+[ -z "${torture:-}" ] || append="$append kptorture_duration=$torture"
 # ftracetest where probes at a function's entry go through the function
 # tracer of the architecture's own code.
 case "$arch" in
@@ -156,11 +161,9 @@ if [ -n "$selftests" ]; then
 	# The test initramfs of x86-64's boots, with this architecture's
 	# busybox and the selftest modules that build here.
 	mkdir -p "$obj/selftest-modules"
-	for m in $modules; do
-		cp "$src/tools/testing/selftests/kprobes/test_modules/$m.c" "$obj/selftest-modules/"
-	done
-	echo "obj-m += $(printf '%s.o ' $modules)" > "$obj/selftest-modules/Makefile"
-	kmake -j"$(nproc)" M="$obj/selftest-modules" modules
+	cp "$src"/tools/testing/selftests/kprobes/test_modules/* "$obj/selftest-modules/"
+	kmake -j"$(nproc)" M="$obj/selftest-modules" \
+		KPROBES_MODULES="$(printf '%s.o ' $modules)" modules
 	OBJ=$obj SRC=$src BUSYBOX=$bb "$top/tools/testing/kprobes/mkinitramfs.sh" "$obj/initramfs.cpio"
 	done_line='kptest: done'
 else
@@ -228,6 +231,11 @@ expect=$obj/boot-expected.txt
 	echo "end-mark $done_line"
 	if [ -n "$selftests" ]; then
 		for s in $selftests; do echo "require test-$s"; done
+		[ -z "${torture:-}" ] || {
+			echo "require torture"
+			grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$obj/.config" ||
+				echo "skip-ok torture/kmemleak reports nothing allocated by Kprobes	# no kmemleak in this kernel"
+		}
 	else
 		sed -n 's/^ok "\([^"]*\)".*/require \1/p' "$top/tools/testing/kprobes/arch-init"
 	fi

@@ -34,7 +34,12 @@ x86_64) ;;
 arm64)
 	[ "${BENCH_CONFIG:-test}" = test ] ||
 		{ echo "bench: ARCH=arm64 has its own configuration" >&2; exit 1; }
-	configs=arch/arm64-bench sfx=-arm64 ;;
+	configs=arch/arm64-bench sfx=-arm64
+	# ARM64_SITES=1: ours on the site interface (ARM64_KPROBE_SITES),
+	# upstream as always; in folders ending in -arm64-sites.
+	if [ "${ARM64_SITES:-0}" = 1 ]; then
+		ours_configs="$configs arch/arm64-sites" sfx=-arm64-sites
+	fi ;;
 *) echo "bench: ARCH is x86_64 or arm64" >&2; exit 1 ;;
 esac
 out=$BUILD/bench$sfx
@@ -55,7 +60,9 @@ kernel_env() {
 mods=$top/tools/testing/selftests/kprobes/test_modules
 for k in ours upstream; do
 	echo "bench: building the $k kernel"
-	if ! env $(kernel_env $k) CONFIGS="$configs" "$T/build.sh" > "$out/build-$k.log" 2>&1; then
+	kconfigs=$configs
+	[ "$k" = upstream ] || kconfigs=${ours_configs:-$configs}
+	if ! env $(kernel_env $k) CONFIGS="$kconfigs" "$T/build.sh" > "$out/build-$k.log" 2>&1; then
 		tail -n 20 "$out/build-$k.log" >&2
 		echo "bench: the $k kernel or the benchmark module did not build" >&2
 		exit 1

@@ -80,6 +80,7 @@ static inline kprobe_opcode_t *kprobe_detour(const struct arch_specific_insn *ai
 struct kprobe_step {
 	struct kprobe_site	*site;
 	unsigned long		saved_daif;	/* the caller's DAIF bits */
+	unsigned long		saved_pmr;	/* and its priority mask */
 	bool			handlers;	/* post_handlers at the end */
 };
 

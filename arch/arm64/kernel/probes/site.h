@@ -21,6 +21,7 @@
 #ifndef _ARM64_KPROBES_SITE_H
 #define _ARM64_KPROBES_SITE_H
 
+#include <linux/sizes.h>
 #include <linux/types.h>
 
 struct pt_regs;
@@ -72,6 +73,17 @@ extern const u32 kprobe_a64_detour_site[];
 struct kprobe_site;
 unsigned int kprobe_a64_build_detour(struct kprobe_site *site, u32 *words,
 				     u32 *detour);
+
+/* Whether a B or BL at @from reaches @to (128 MiB either way). */
+static inline bool kprobe_a64_branch_reaches(unsigned long from, unsigned long to)
+{
+	long off = (long)(to - from);
+
+	return off >= -SZ_128M && off < SZ_128M;
+}
+
+/* Mask @bits of DAIF, and the priority mask, for code run from a trap. */
+void kprobe_a64_mask_for_copy(struct pt_regs *regs, unsigned long bits);
 
 /* Where jprobe_return() goes (site_trampolines.S). */
 void kprobe_a64_jprobe_trap(void);

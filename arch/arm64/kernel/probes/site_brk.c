@@ -24,8 +24,11 @@
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
+#include <asm/arch_gicv3.h>
+#include <asm/cpufeature.h>
 #include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
+#include <asm/ptrace.h>
 
 #include "site.h"
 
@@ -39,6 +42,20 @@ DEFINE_PER_CPU(unsigned long, kprobe_traps_taken);
 #else
 #define count_trap()	do { } while (0)
 #endif
+
+/*
+ * Mask @bits of DAIF in the state the trap returns to.  With pseudo-NMIs
+ * (GIC priority masking) the kernel's notion of interrupts off is the
+ * priority mask, not PSTATE.I: irqs_disabled() and preemptible() read it,
+ * so it is raised as well, or code run with PSTATE.I set would still be
+ * preemptible to the kernel's eyes.
+ */
+void __kprobes kprobe_a64_mask_for_copy(struct pt_regs *regs, unsigned long bits)
+{
+	regs->pstate |= bits;
+	if (system_uses_irq_prio_masking())
+		regs->pmr_save = GIC_PRIO_IRQON | GIC_PRIO_PSR_I_SET;
+}
 
 static bool simulated(const struct kprobe_site *site)
 {
@@ -67,10 +84,11 @@ static void __kprobes push_step(struct kprobe_ctlblk *kcb,
 	barrier();
 	step->site = site;
 	step->saved_daif = regs->pstate & DAIF_MASK;
+	step->saved_pmr = regs->pmr_save;
 	step->handlers = handlers;
 	if (handlers)
 		kcb->kprobe_status = KPROBE_HIT_SS;
-	regs->pstate |= DAIF_MASK;
+	kprobe_a64_mask_for_copy(regs, DAIF_MASK);
 	instruction_pointer_set(regs, (unsigned long)site->ainsn.insn);
 }
 
@@ -84,11 +102,12 @@ static struct kprobe_step __kprobes pop_step(struct kprobe_ctlblk *kcb)
 	return step;
 }
 
-/* Give back the caller's DAIF bits, masked for the step. */
+/* Give back the caller's DAIF bits (and priority mask), masked for the step. */
 static void __kprobes give_back_daif(const struct kprobe_step *step,
 				     struct pt_regs *regs)
 {
 	regs->pstate = (regs->pstate & ~DAIF_MASK) | step->saved_daif;
+	regs->pmr_save = step->saved_pmr;
 }
 
 /*
@@ -198,13 +217,19 @@ int __kprobes kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	}
 
 	if (kcb->depth || kprobe_running()) {
-		kprobe_window_entered(KPROBE_WINDOW_MISSED);
-		kprobe_site_missed(site);
+		kprobe_site_missed(site);	/* counts KPROBE_WINDOW_MISSED */
 		carry_out(kcb, site, regs, false);
 		return DBG_HOOK_HANDLED;
 	}
-	if (kprobe_site_pre_handlers(site, regs, true))
-		return DBG_HOOK_HANDLED;	/* a handler sent the CPU elsewhere */
+	if (kprobe_site_pre_handlers(site, regs, true)) {
+		/*
+		 * A handler sent the CPU elsewhere, as by a return: no branch
+		 * type is due there (the hit's would be checked against
+		 * whatever instruction is found, with BTI).
+		 */
+		regs->pstate &= ~PSR_BTYPE_MASK;
+		return DBG_HOOK_HANDLED;
+	}
 	if (leave_by_boost(site, regs))
 		return DBG_HOOK_HANDLED;
 	carry_out(kcb, site, regs, true);
@@ -237,6 +262,12 @@ int __kprobes kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	return DBG_HOOK_HANDLED;
 }
 
+/* Is @pc the copy of @site's step, or the BRK behind it? */
+static bool __kprobes in_step_slot(struct kprobe_site *site, unsigned long pc)
+{
+	return pc - (unsigned long)site->ainsn.insn <= AARCH64_INSN_SIZE;
+}
+
 /**
  * kprobe_fault_handler() - a fault while a probe runs on this CPU
  * @regs: registers at the fault
@@ -262,8 +293,20 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 			struct kprobe_step step;
 
 			if (top->handlers &&
-			    kprobe_site_fault_handlers(site, regs, fsr))
+			    kprobe_site_fault_handlers(site, regs, fsr)) {
+				/*
+				 * A handler that mended the cause and left the
+				 * PC on the copy (or the BRK behind it) wants
+				 * the step to go on; one that sent the CPU
+				 * elsewhere ends it here.
+				 */
+				if (!in_step_slot(site, instruction_pointer(regs))) {
+					step = pop_step(kcb);
+					give_back_daif(&step, regs);
+					reset_current_kprobe();
+				}
 				return 1;
+			}
 			step = pop_step(kcb);
 			give_back_daif(&step, regs);
 			if (step.handlers)

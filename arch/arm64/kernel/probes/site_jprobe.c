@@ -71,7 +71,7 @@ int __kprobes jprobe_enter(struct kprobe_site *site, struct kprobe *p,
 	__this_cpu_write(jprobe_entry_sp, regs->sp);
 
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-	regs->pstate |= PSR_I_BIT | PSR_F_BIT;
+	kprobe_a64_mask_for_copy(regs, PSR_I_BIT | PSR_F_BIT);
 	/* The trap's exit must leave lockdep with interrupts off, as they are. */
 	regs->lockdep_hardirqs = 0;
 	instruction_pointer_set(regs, (unsigned long)jp->entry);
@@ -140,14 +140,15 @@ struct kprobe_site *__kprobes jprobe_longjmp(struct pt_regs *regs)
 	js->site = NULL;
 	__this_cpu_write(jprobe_entry_sp, 0);
 	/*
-	 * The registers and flags of the hit, and what the hit's exit was to
-	 * tell lockdep; the rest of pt_regs is this trap's own entry state.
+	 * The registers and flags of the hit, its priority mask, and what the
+	 * hit's exit was to tell lockdep; the rest of pt_regs is this trap's own entry state.
 	 */
 	memcpy(regs->regs, js->regs.regs, sizeof(regs->regs));
 	regs->sp = js->regs.sp;
 	regs->pc = js->regs.pc;
 	regs->pstate = js->regs.pstate;
 	regs->lockdep_hardirqs = js->regs.lockdep_hardirqs;
+	regs->pmr_save = js->regs.pmr_save;
 	memcpy((void *)regs->sp, js->stack, js->stack_len);
 	return site;
 }

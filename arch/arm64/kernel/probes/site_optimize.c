@@ -49,6 +49,9 @@ unsigned int kprobe_a64_build_detour(struct kprobe_site *site, u32 *words,
 	if (WARN_ON_ONCE(DETOUR_WORDS * AARCH64_INSN_SIZE >
 			 KPROBE_SLOT_SIZE - KPROBE_DETOUR_OFFSET * AARCH64_INSN_SIZE))
 		return 0;
+	if (!kprobe_a64_branch_reaches((unsigned long)(detour + call),
+				       (unsigned long)kprobe_a64_detour_callback))
+		return 0;
 	memcpy(words, kprobe_a64_detour_template, DETOUR_WORDS * AARCH64_INSN_SIZE);
 	words[call] = aarch64_insn_gen_branch_imm((unsigned long)(detour + call),
 				(unsigned long)kprobe_a64_detour_callback,

@@ -114,8 +114,21 @@ static unsigned long sim_br(u32 insn, unsigned long pc, struct pt_regs *regs)
 	/* Read before the link is written: BLR X30 goes where X30 was. */
 	unsigned long target = pt_regs_read_reg(regs, reg_field(insn, 5));
 
-	if (insn & BIT(21))
+	if (insn & BIT(21)) {
 		pt_regs_write_reg(regs, 30, pc + A64_INSN_SIZE);
+		regs->pstate |= PSR_BTYPE_C;
+	} else if (!(insn & BIT(22))) {
+		/*
+		 * BR: the branch type the hardware would leave for the
+		 * target's BTI (RET leaves none): through X16 or X17, or from
+		 * a page that is not guarded, JC; else J.
+		 */
+		unsigned int n = reg_field(insn, 5);
+
+		regs->pstate |= (n == 16 || n == 17 ||
+				 !IS_ENABLED(CONFIG_ARM64_BTI_KERNEL)) ?
+				PSR_BTYPE_JC : PSR_BTYPE_J;
+	}
 	return target;
 }
 
@@ -155,6 +168,8 @@ void kprobe_a64_simulate(enum kprobe_a64_class class, u32 insn,
 {
 	unsigned long next;
 
+	/* As after any instruction but an indirect branch (sim_br()). */
+	regs->pstate &= ~PSR_BTYPE_MASK;
 	switch (class) {
 	case KPROBE_A64_BCOND:
 		next = sim_bcond(insn, pc, regs);

@@ -83,12 +83,16 @@ static unsigned int build_slot(struct kprobe_site *site, kprobe_opcode_t *slot)
 	unsigned long back = (unsigned long)(site->addr + 1);
 	kprobe_opcode_t *boost = slot + KPROBE_BOOST_OFFSET;
 	u32 words[KPROBE_SLOT_SIZE / AARCH64_INSN_SIZE] = {
-		site->opcode, BRK64_OPCODE_KPROBES_SS,
-		site->opcode, aarch64_insn_gen_branch_imm((unsigned long)(boost + 1),
-					back, AARCH64_INSN_BRANCH_NOLINK),
+		site->opcode, BRK64_OPCODE_KPROBES_SS, site->opcode,
 	};
 	unsigned int n = KPROBE_DETOUR_OFFSET, detour;
 
+	/* (The generator logs an error for a branch out of reach: ask first.) */
+	if (kprobe_a64_branch_reaches((unsigned long)(boost + 1), back))
+		words[3] = aarch64_insn_gen_branch_imm((unsigned long)(boost + 1),
+					back, AARCH64_INSN_BRANCH_NOLINK);
+	else
+		words[3] = AARCH64_BREAK_FAULT;
 	site->ainsn.boost = words[3] != AARCH64_BREAK_FAULT;
 	if (!site->ainsn.boost) {
 		n = KPROBE_BOOST_OFFSET;

@@ -80,8 +80,14 @@ echo 1 > $DEBUGFS/enabled
 check "enabled 1: it fires" [ "$(log_count "kernel_clone pre_handler")" -gt "$before" ]
 rmmod kprobe_example
 
+# The breakpoint handler (.kprobes.text) and the trap's caller (NOKPROBE).
+if [ "$(uname -m)" = aarch64 ]; then
+	bp_handler=kprobe_brk_handler bp_caller=do_el1_brk64
+else
+	bp_handler=kprobe_int3_handler bp_caller=do_int3
+fi
 check "blacklist lists .kprobes.text and NOKPROBE_SYMBOL functions" \
-	sh -c "grep -q '	kprobe_int3_handler\$' $DEBUGFS/blacklist && grep -q 'do_int3' $DEBUGFS/blacklist"
+	sh -c "grep -q '	$bp_handler\$' $DEBUGFS/blacklist && grep -q '$bp_caller' $DEBUGFS/blacklist"
 check "blacklist: a line per function, start-end and name, as upstream's" \
 	sh -c "! grep -vqE '^0x[0-9a-f]+-0x[0-9a-f]+	[^ ]+( \[[^ ]+\])?\$' $DEBUGFS/blacklist"
 

@@ -187,6 +187,18 @@ static int traps_per_hit(struct kprobe *p)
 	}
 #elif defined(CONFIG_X86)	/* upstream: no boost on preemptible kernels */
 	return p->ainsn.emulate_op ? 1 : 2;
+#elif defined(CONFIG_ARM64_KPROBE_SITES)	/* ours, arm64's site code */
+	{
+		struct kprobe_site *site = kprobe_site_lookup(p->addr);
+
+		if (!site)
+			return 2;
+		if (!site->ainsn.insn)
+			return 1;	/* simulated */
+		if (site->stepped || site->posted)
+			return 2;
+		return kprobe_boost_copy(&site->ainsn) ? 1 : 2;
+	}
 #elif defined(CONFIG_ARM64)	/* simulated: the BRK alone; else a step too */
 	{
 #ifdef KPROBE_SLOT_SIZE		/* ours: the arch's probe is the site's */

@@ -43,7 +43,7 @@
 #include <linux/error-injection.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
-#include <asm/text-patching.h>
+#include <linux/ftrace.h>
 
 static char *probe_sym;
 module_param(probe_sym, charp, 0400);
@@ -301,7 +301,7 @@ static int body_offset_show(struct seq_file *m, void *unused)
 		return ret;
 	off = (unsigned long)kp.addr - (unsigned long)kprobes_target_func;
 	if (kprobe_ftrace(&kp))
-		off += CALL_INSN_SIZE;
+		off += MCOUNT_INSN_SIZE;
 	unregister_kprobe(&kp);
 	seq_printf(m, "%lu\n", off);
 	return 0;
@@ -332,7 +332,8 @@ static int register_sym_probe(void)
 	unregister_kprobe(&sym_kp);
 	memset(&sym_kp, 0, sizeof(sym_kp));
 	sym_kp.pre_handler = sym_pre;
-	sym_kp.addr = addr + CALL_INSN_SIZE;	/* the fentry call */
+	/* Past the fentry call */
+	sym_kp.addr = (kprobe_opcode_t *)((unsigned long)addr + MCOUNT_INSN_SIZE);
 	if (sym_disabled)
 		sym_kp.flags = KPROBE_FLAG_DISABLED;
 	return register_kprobe(&sym_kp);

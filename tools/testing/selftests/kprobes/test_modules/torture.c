@@ -87,6 +87,23 @@ unsigned long ktt_nested1(unsigned long x);
 #define NR_TARGETS	14
 #define TARGET_HELPER	3	/* ktt_helper: also called by two targets */
 
+/*
+ * What a pre_handler sees as the instruction pointer of a hit at a probe:
+ * past the int3 on x86, on the probe itself on arm64 (a BRK does not
+ * advance the PC); every path shows the same.
+ */
+#ifdef CONFIG_X86
+#define HIT_IP_AFTER	1
+#else
+#define HIT_IP_AFTER	0
+#endif
+
+/* A target's argument, at a hit at its entry. */
+static unsigned long first_arg(struct pt_regs *regs)
+{
+	return regs_get_kernel_argument(regs, 0);
+}
+
 #define NR_INPUTS	16
 #define BATCH_MAX	8	/* probes in a batch */
 static unsigned long inputs[NR_INPUTS];
@@ -293,8 +310,8 @@ static int torture_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct tprobe *tp = tprobe_of(p);
 
-	/* Every path (int3, optimized, ftrace) shows the ip past an int3. */
-	if (instruction_pointer(regs) != (unsigned long)p->addr + 1)
+	/* Every path (breakpoint, optimized, ftrace) shows the same ip. */
+	if (instruction_pointer(regs) != (unsigned long)p->addr + HIT_IP_AFTER)
 		bad("a pre_handler saw the wrong ip");
 	if (READ_ONCE(tp->silent))
 		bad_at("a disabled probe's pre_handler ran", p);
@@ -363,7 +380,7 @@ static int torture_pre_nesting(struct kprobe *p, struct pt_regs *regs)
 	/* Pairs with the ordering of torture.sh's writes (system calls). */
 	smp_rmb();
 	armed = nested_armed(c);
-	if (call_asm(nested_fn[c], regs->di) != regs->di + 1 + c)
+	if (call_asm(nested_fn[c], first_arg(regs)) != first_arg(regs) + 1 + c)
 		bad("a function called inside a handler returned the wrong value");
 	delta = READ_ONCE(nested_kp[c].nmissed) - before;
 	atomic_long_inc(&n_nested);
@@ -428,7 +445,7 @@ static int torture_rp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct rp_data *d = (struct rp_data *)ri->data;
 	struct kretprobe *rp = get_kretprobe(ri);
 
-	d->x = regs->di;
+	d->x = first_arg(regs);
 	d->target = rp ? target_of((unsigned long)rp->kp.addr) : -1;
 	return 0;
 }
@@ -696,8 +713,12 @@ static void op_jprobe(struct writer *w, struct slot *s)
 static void op_refused(struct writer *w, struct slot *s)
 {
 	static const char * const forbidden[] = {
-		"exc_int3", "do_int3", "kprobe_int3_handler", "no_such_function_kpt",
-		"ktt_table",
+#ifdef CONFIG_X86
+		"exc_int3", "do_int3", "kprobe_int3_handler",
+#else
+		"do_debug_exception", "brk_handler", "kprobe_brk_handler",
+#endif
+		"no_such_function_kpt", "ktt_table",
 	};
 	struct kprobe *kp = fresh_kprobe(&s->kps[0], false);
 	int ret;
@@ -707,7 +728,7 @@ static void op_refused(struct writer *w, struct slot *s)
 	case 0:		/* a refused symbol, or one that does not exist */
 		kp->symbol_name = forbidden[rnd(w, ARRAY_SIZE(forbidden))];
 		break;
-	case 1:		/* inside the first instruction (endbr64 or a lea) */
+	case 1:		/* inside the first instruction */
 		kp->addr = (kprobe_opcode_t *)(ktt_targets[0].start + 1);
 		break;
 	default:	/* data */
@@ -923,7 +944,7 @@ static void windows_report(void)
 /*
  * The windows every run must have reached, or it did not test what it is
  * for: traps while jumps come and go (the optimizer and the knob flips
- * against the readers), and hits inside handlers (the nested probes).
+ * against the readers; x86), and hits inside handlers (the nested probes).
  * A thread per vCPU enters each about a hundred thousand times a second;
  * ten a second is the floor.  A trap on a gone int3 (a few a minute, not
  * every run) and a second one at the same place (never, once QEMU's
@@ -933,7 +954,12 @@ static void windows_check(void)
 {
 	unsigned long floor = 10UL * duration;
 
-	if (window(KPROBE_WINDOW_IN_FLUX) < floor)
+	/*
+	 * x86's window: a trap while the bytes behind the int3 may be a
+	 * jump's.  arm64's jump covers the one word, which is either the BRK
+	 * or the B, so its traps have no such window.
+	 */
+	if (IS_ENABLED(CONFIG_X86) && window(KPROBE_WINDOW_IN_FLUX) < floor)
 		bad("too few traps while a jump came or went (windows: in_flux)");
 	if (window(KPROBE_WINDOW_MISSED) < floor)
 		bad("too few hits inside a handler (windows: missed)");
