@@ -38,11 +38,15 @@ typedef u32 kprobe_opcode_t;
  *   8  the boost copy, where the site has one: the instruction, then a B
  *      to the instruction after the probed one (a hit that needs no
  *      post_handler leaves through it, one trap instead of two);
- *   16 the detour, where its branches reach too (site_optimize.c).
+ *   16 where its branches reach too (site_optimize.c): the detour, or,
+ *      when the site's first probe has a post_handler (such a site is
+ *      never optimized), the post copy: the instruction, then a head
+ *      that calls the post_handlers and branches back, so that such a
+ *      hit takes one trap, not two.
  * A B reaches 128 MiB either way, so slot pages are taken near the text
  * (kprobe_slot_page_alloc()); a slot is trimmed to what it holds.
  */
-#define KPROBE_SLOT_SIZE	256
+#define KPROBE_SLOT_SIZE	320
 #define KPROBE_SLOT_GRAIN	(2 * AARCH64_INSN_SIZE)
 #define KPROBE_BOOST_OFFSET	2	/* in words */
 #define KPROBE_DETOUR_OFFSET	4	/* in words */
@@ -59,6 +63,7 @@ struct arch_specific_insn {
 	u8		class;		/* enum kprobe_a64_class */
 	bool		boost;		/* the slot has a boost copy */
 	bool		detour;		/* and a detour */
+	bool		post;		/* or a post copy */
 };
 
 /* The boost copy, or NULL. */
@@ -73,12 +78,19 @@ static inline kprobe_opcode_t *kprobe_detour(const struct arch_specific_insn *ai
 	return ai->detour ? ai->insn + KPROBE_DETOUR_OFFSET : NULL;
 }
 
+/* The post copy, or NULL. */
+static inline kprobe_opcode_t *kprobe_post_copy(const struct arch_specific_insn *ai)
+{
+	return ai->post ? ai->insn + KPROBE_DETOUR_OFFSET : NULL;
+}
+
 /* Nesting depth of out-of-line steps on one CPU (an SDEI event in a step). */
 #define KPROBE_MAX_NEST		4
 
 /* One step in flight on this CPU. */
 struct kprobe_step {
 	struct kprobe_site	*site;
+	kprobe_opcode_t		*copy;		/* the step copy or the post copy */
 	unsigned long		saved_daif;	/* the caller's DAIF bits */
 	unsigned long		saved_pmr;	/* and its priority mask */
 	bool			handlers;	/* post_handlers at the end */
@@ -98,6 +110,7 @@ DECLARE_PER_CPU(unsigned long, kprobe_traps_taken);
 
 int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
 void kprobe_a64_detour_callback(struct kprobe_site *site, struct pt_regs *regs);
+void kprobe_a64_post_callback(struct kprobe_site *site, struct pt_regs *regs);
 bool jprobe_is_return_trap(kprobe_opcode_t *addr);
 struct kprobe_site *jprobe_longjmp(struct pt_regs *regs);
 void __kretprobe_trampoline(void);

@@ -345,21 +345,33 @@ static unsigned long traps_of(long (*fn)(long), long arg, long want,
 
 /*
  * The site code boosts: a hit that needs no post_handler leaves through
- * the copy and a branch back, one trap; with a post_handler it steps, two
- * traps; a simulated instruction takes one either way.
+ * the copy and a branch back, one trap; a site whose first probe has a
+ * post_handler leaves through its post copy, whose head runs the
+ * post_handlers, one trap; a post_handler that joins a site built
+ * without a post copy steps, two traps; a simulated instruction takes
+ * one either way.
  */
 static void boosted_hit_takes_one_trap(struct kunit *test)
 {
 	struct kprobe kp = { .addr = (kprobe_opcode_t *)kap_add_at,
 			     .pre_handler = on_pre };
+	struct kprobe late;
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_EQ(test, traps_of(kap_add, 1, 6, test), 1UL);
+	/* Then a probe with a post_handler joins: the step path. */
+	memset(&late, 0, sizeof(late));
+	late.addr = (kprobe_opcode_t *)kap_add_at;
+	late.post_handler = on_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&late), 0);
+	KUNIT_EXPECT_EQ(test, traps_of(kap_add, 2, 7, test), 2UL);
+	KUNIT_EXPECT_EQ(test, seen.post, 1);
+	unregister_kprobe(&late);
 	unregister_kprobe(&kp);
 
 	kap_init(test);
 	kap_arm(test, &kp, kap_add_at);
-	KUNIT_EXPECT_EQ(test, traps_of(kap_add, 1, 6, test), 2UL);
+	KUNIT_EXPECT_EQ(test, traps_of(kap_add, 1, 6, test), 1UL);
 	kap_done(test, &kp, 1);
 
 	kap_init(test);

@@ -73,6 +73,8 @@ extern const u32 kprobe_a64_detour_site[];
 struct kprobe_site;
 unsigned int kprobe_a64_build_detour(struct kprobe_site *site, u32 *words,
 				     u32 *detour);
+unsigned int kprobe_a64_build_post(struct kprobe_site *site, u32 *words,
+				   u32 *post);
 
 /* Whether a B or BL at @from reaches @to (128 MiB either way). */
 static inline bool kprobe_a64_branch_reaches(unsigned long from, unsigned long to)

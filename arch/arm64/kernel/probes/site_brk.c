@@ -63,12 +63,13 @@ static bool simulated(const struct kprobe_site *site)
 }
 
 /*
- * Send the CPU to the site's slot with DAIF masked, and remember the step.
- * @handlers: this is the handler level; post_handlers are due at its end.
+ * Send the CPU to @copy, the site's step copy or post copy, with DAIF
+ * masked, and remember the step.  @handlers: this is the handler level;
+ * post_handlers are due at its end.
  */
 static void __kprobes push_step(struct kprobe_ctlblk *kcb,
 				struct kprobe_site *site, struct pt_regs *regs,
-				bool handlers)
+				kprobe_opcode_t *copy, bool handlers)
 {
 	struct kprobe_step *step;
 
@@ -83,13 +84,14 @@ static void __kprobes push_step(struct kprobe_ctlblk *kcb,
 	step = &kcb->steps[kcb->depth++];
 	barrier();
 	step->site = site;
+	step->copy = copy;
 	step->saved_daif = regs->pstate & DAIF_MASK;
 	step->saved_pmr = regs->pmr_save;
 	step->handlers = handlers;
 	if (handlers)
 		kcb->kprobe_status = KPROBE_HIT_SS;
 	kprobe_a64_mask_for_copy(regs, DAIF_MASK);
-	instruction_pointer_set(regs, (unsigned long)site->ainsn.insn);
+	instruction_pointer_set(regs, (unsigned long)copy);
 }
 
 /* Take the top step off, read before the depth drops (see push_step()). */
@@ -125,27 +127,46 @@ static void __kprobes carry_out(struct kprobe_ctlblk *kcb,
 			kprobe_site_post_handlers(site, regs);
 		return;
 	}
-	push_step(kcb, site, regs, handlers);
+	push_step(kcb, site, regs, site->ainsn.insn, handlers);
 }
 
 /*
  * After the pre_handlers: where no probe of the site needs the step (a
- * post_handler, a fault_handler, a jprobe) and the slot has a boost copy,
- * the hit ends here and the CPU leaves through the copy and its B back,
- * with the caller's DAIF: one trap instead of two.  The flags are
+ * fault_handler, a jprobe) and the slot has a boost copy, the hit ends
+ * here and the CPU leaves through the copy and its B back, with the
+ * caller's DAIF: one trap instead of two.  Where a probe has a
+ * post_handler, through the post copy if the slot has one, whose head
+ * runs the post_handlers.  The flags are
  * kprobe_mutex's to write; they are read after the walk of the probes,
  * which the read barrier orders (a probe whose pre_handler ran was
  * published after they were set for it, register.c); a stale read only
  * picks the step path, which is always there.
  */
-static bool __kprobes leave_by_boost(struct kprobe_site *site,
-				     struct pt_regs *regs)
+static bool __kprobes leave_by_copy(struct kprobe_ctlblk *kcb,
+				    struct kprobe_site *site,
+				    struct pt_regs *regs)
 {
 	kprobe_opcode_t *boost = kprobe_boost_copy(&site->ainsn);
+	kprobe_opcode_t *post = kprobe_post_copy(&site->ainsn);
+	bool stepped, posted;
 
 	smp_rmb();	/* pairs with register.c's publication of the probe */
-	if (!boost || READ_ONCE(site->stepped) || READ_ONCE(site->posted))
+	stepped = READ_ONCE(site->stepped);
+	posted = READ_ONCE(site->posted);
+	if (!boost || stepped)
 		return false;
+	if (posted) {
+		if (!post)
+			return false;
+		/*
+		 * The handler level lasts until the post copy's head calls
+		 * kprobe_a64_post_callback(); lockdep is told interrupts
+		 * stay off until then, as they do.
+		 */
+		push_step(kcb, site, regs, post, true);
+		regs->lockdep_hardirqs = 0;
+		return true;
+	}
 	reset_current_kprobe();
 	instruction_pointer_set(regs, (unsigned long)boost);
 	return true;
@@ -230,7 +251,7 @@ int __kprobes kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 		regs->pstate &= ~PSR_BTYPE_MASK;
 		return DBG_HOOK_HANDLED;
 	}
-	if (leave_by_boost(site, regs))
+	if (leave_by_copy(kcb, site, regs))
 		return DBG_HOOK_HANDLED;
 	carry_out(kcb, site, regs, true);
 	return DBG_HOOK_HANDLED;
@@ -249,8 +270,9 @@ int __kprobes kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe_step step;
 	unsigned long pc = instruction_pointer(regs);
 
+	/* Behind a post copy is its head, never this BRK. */
 	if (user_mode(regs) || !kcb->depth ||
-	    pc != (unsigned long)(kcb->steps[kcb->depth - 1].site->ainsn.insn + 1))
+	    pc != (unsigned long)(kcb->steps[kcb->depth - 1].copy + 1))
 		return DBG_HOOK_ERROR;
 
 	count_trap();
@@ -262,10 +284,11 @@ int __kprobes kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	return DBG_HOOK_HANDLED;
 }
 
-/* Is @pc the copy of @site's step, or the BRK behind it? */
-static bool __kprobes in_step_slot(struct kprobe_site *site, unsigned long pc)
+/* Is @pc the copy of @step, or the word behind it? */
+static bool __kprobes in_step_copy(const struct kprobe_step *step,
+				   unsigned long pc)
 {
-	return pc - (unsigned long)site->ainsn.insn <= AARCH64_INSN_SIZE;
+	return pc - (unsigned long)step->copy <= AARCH64_INSN_SIZE;
 }
 
 /**
@@ -289,7 +312,7 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 		struct kprobe_step *top = &kcb->steps[kcb->depth - 1];
 		struct kprobe_site *site = top->site;
 
-		if (instruction_pointer(regs) == (unsigned long)site->ainsn.insn) {
+		if (instruction_pointer(regs) == (unsigned long)top->copy) {
 			struct kprobe_step step;
 
 			if (top->handlers &&
@@ -300,7 +323,7 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 				 * the step to go on; one that sent the CPU
 				 * elsewhere ends it here.
 				 */
-				if (!in_step_slot(site, instruction_pointer(regs))) {
+				if (!in_step_copy(top, instruction_pointer(regs))) {
 					step = pop_step(kcb);
 					give_back_daif(&step, regs);
 					reset_current_kprobe();
@@ -351,4 +374,44 @@ void __kprobes kprobe_a64_detour_callback(struct kprobe_site *site,
 		kprobe_site_pre_handlers_passing(site, regs, false);
 	}
 	preempt_enable();
+}
+
+/**
+ * kprobe_a64_post_callback() - the head of a post copy
+ * @site: the site, as built into its post copy
+ * @regs: the registers after the instruction, saved by the head; the PC
+ *	  behind the probed instruction
+ *
+ * The BRK path ran the pre_handlers and sent the CPU to the post copy
+ * instead of the step copy: one trap instead of two.  It pushed a step as
+ * for the step copy, with DAIF masked and current_kprobe left set, so
+ * that the pre_handlers and post_handlers of one hit run on one CPU with
+ * interrupts off, and a hit in between only counts as missed.  That step
+ * is still the top one: a nested step ends before its interruption does.
+ * The caller's DAIF goes back into @regs, which the head writes back on
+ * its way out; the post_handlers run before that, with preemption off as
+ * in the trap that ends upstream's step.
+ */
+void __kprobes kprobe_a64_post_callback(struct kprobe_site *site,
+					struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_step step;
+
+	if (!kcb->depth || kcb->steps[kcb->depth - 1].site != site) {
+		/* Nothing sane to go back to: which DAIF, which handler level? */
+		pr_emerg("kprobes: post copy of %pS left without its step\n",
+			 site->addr);
+		BUG();
+	}
+	step = pop_step(kcb);
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | step.saved_daif;
+	preempt_disable();
+	kprobe_site_post_handlers(site, regs);
+	preempt_enable_no_resched();
+	/* Interrupts come back on as the head writes DAIF: tell lockdep first. */
+	if (system_uses_irq_prio_masking())
+		gic_write_pmr(step.saved_pmr);
+	if (!(step.saved_daif & PSR_I_BIT))
+		trace_hardirqs_on();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arm64 site interface, jump optimization: a probe whose instruction runs
+ * arm64 site interface, the heads built from one template: a post copy's
+ * (below), and jump optimization: a probe whose instruction runs
  * from a copy is reached through a B to a detour in its slot instead of
  * through its BRK.  The detour (site_trampolines.S, a template copied per
  * site) saves a pt_regs, calls the pre_handlers, puts the registers back,
@@ -28,44 +29,77 @@
 
 #include "site.h"
 
+/* The head's size must leave room for the copy before it in a post copy. */
 #define DETOUR_WORDS	(kprobe_a64_detour_end - kprobe_a64_detour_template)
 
 /* Word index of @label in the template. */
 #define DETOUR_AT(label)	((label) - kprobe_a64_detour_template)
 
 /*
- * Write into @words the detour of @site, as it will lie at @detour.
- * Return: its length in words, 0 when some branch of it would not reach
- * (the site then keeps its BRK).
+ * Write into @words a copy of the head template, as it will lie at @at:
+ * its BL to @callback, @middle, the B back behind @site's instruction,
+ * and the literals (@site, and @pc for the handlers).  Return: its length
+ * in words, 0 when a branch of it would not reach.
  */
-unsigned int kprobe_a64_build_detour(struct kprobe_site *site, u32 *words,
-				     kprobe_opcode_t *detour)
+static unsigned int build_head(struct kprobe_site *site, u32 *words,
+			       kprobe_opcode_t *at, void *callback, u32 middle,
+			       unsigned long pc)
 {
 	unsigned int call = DETOUR_AT(kprobe_a64_detour_call);
 	unsigned int insn = DETOUR_AT(kprobe_a64_detour_insn);
 	unsigned int lit = DETOUR_AT(kprobe_a64_detour_site);
-	u64 literals[2] = { (unsigned long)site, (unsigned long)site->addr };
+	unsigned long back = (unsigned long)(site->addr + 1);
+	u64 literals[2] = { (unsigned long)site, pc };
 
-	if (WARN_ON_ONCE(DETOUR_WORDS * AARCH64_INSN_SIZE >
+	/* A post copy is the copy and the head: both fit in the slot. */
+	if (WARN_ON_ONCE((DETOUR_WORDS + 1) * AARCH64_INSN_SIZE >
 			 KPROBE_SLOT_SIZE - KPROBE_DETOUR_OFFSET * AARCH64_INSN_SIZE))
 		return 0;
-	if (!kprobe_a64_branch_reaches((unsigned long)(detour + call),
-				       (unsigned long)kprobe_a64_detour_callback))
+	if (!kprobe_a64_branch_reaches((unsigned long)(at + call),
+				       (unsigned long)callback) ||
+	    !kprobe_a64_branch_reaches((unsigned long)(at + insn + 1), back))
 		return 0;
 	memcpy(words, kprobe_a64_detour_template, DETOUR_WORDS * AARCH64_INSN_SIZE);
-	words[call] = aarch64_insn_gen_branch_imm((unsigned long)(detour + call),
-				(unsigned long)kprobe_a64_detour_callback,
-				AARCH64_INSN_BRANCH_LINK);
-	words[insn] = site->opcode;
+	words[call] = aarch64_insn_gen_branch_imm((unsigned long)(at + call),
+				(unsigned long)callback, AARCH64_INSN_BRANCH_LINK);
+	words[insn] = middle;
 	words[insn + 1] = aarch64_insn_gen_branch_imm(
-				(unsigned long)(detour + insn + 1),
-				(unsigned long)(site->addr + 1),
+				(unsigned long)(at + insn + 1), back,
 				AARCH64_INSN_BRANCH_NOLINK);
-	if (words[call] == AARCH64_BREAK_FAULT ||
-	    words[insn + 1] == AARCH64_BREAK_FAULT)
-		return 0;
 	memcpy(&words[lit], literals, sizeof(literals));
 	return DETOUR_WORDS;
+}
+
+/*
+ * Write into @words the detour of @site, as it will lie at @detour: the
+ * head with the copy in its middle; the handlers see the probed address.
+ * Return: its length in words, 0 when a branch would not reach (the site
+ * then keeps its BRK).
+ */
+unsigned int kprobe_a64_build_detour(struct kprobe_site *site, u32 *words,
+				     kprobe_opcode_t *detour)
+{
+	return build_head(site, words, detour, kprobe_a64_detour_callback,
+			  site->opcode, (unsigned long)site->addr);
+}
+
+/*
+ * Write into @words the post copy of @site, as it will lie at @post: the
+ * copy, then the head with a NOP in its middle; the post_handlers see the
+ * PC behind the instruction.  Return: its length in words, or 0.
+ */
+unsigned int kprobe_a64_build_post(struct kprobe_site *site, u32 *words,
+				   kprobe_opcode_t *post)
+{
+	unsigned int n = build_head(site, words + 1, post + 1,
+				    kprobe_a64_post_callback,
+				    aarch64_insn_gen_nop(),
+				    (unsigned long)(site->addr + 1));
+
+	if (!n)
+		return 0;
+	words[0] = site->opcode;
+	return n + 1;
 }
 
 /* The B from the site to its detour. */

@@ -96,8 +96,13 @@ static unsigned int build_slot(struct kprobe_site *site, kprobe_opcode_t *slot)
 	site->ainsn.boost = words[3] != AARCH64_BREAK_FAULT;
 	if (!site->ainsn.boost) {
 		n = KPROBE_BOOST_OFFSET;
+	} else if (site->posted) {
+		/* Only a site that boosts is near enough for a post copy. */
+		detour = kprobe_a64_build_post(site, &words[n], slot + n);
+		site->ainsn.post = detour != 0;
+		n += detour;
 	} else if (IS_ENABLED(CONFIG_OPTPROBES)) {
-		/* Only a site that boosts is near enough for a detour. */
+		/* Or for a detour. */
 		detour = kprobe_a64_build_detour(site, &words[n], slot + n);
 		site->ainsn.detour = detour != 0;
 		n += detour;

@@ -29,16 +29,19 @@ SYM_CODE_START(kprobe_a64_jprobe_trap)
 SYM_CODE_END(kprobe_a64_jprobe_trap)
 
 /*
- * The detour of an optimized site (site_optimize.c): the probed
- * instruction's word becomes a B to a copy of this template in the site's
- * slot.  It builds a pt_regs below the stack pointer (the registers, the
- * stack pointer of the hit, the probed address as the PC, NZCV and DAIF
- * as PSTATE), calls kprobe_a64_detour_callback(site, regs), puts back the
- * registers and flags the handlers may have changed, runs the copy of the
- * probed instruction and branches back behind it.  Every reference inside
- * is relative to the PC, so the copy works wherever it lies; the BL, the
- * copied instruction, the B back and the two literals are written per
- * site at the offsets the labels give.  Data here, never run in place.
+ * The head of a detour or of a post copy (site_optimize.c).  A detour
+ * is what the probed word's B goes to on an optimized site; a post copy is
+ * the copied instruction followed by this, where a hit with post_handlers
+ * leaves through instead of a second trap.  It builds a pt_regs below the
+ * stack pointer (the registers, the stack pointer, the PC the handlers
+ * are to see, NZCV and DAIF as PSTATE), calls the callback with the site
+ * and the pt_regs, puts back the registers, flags and interrupt masks
+ * the callback may have changed, runs the instruction in its middle (the
+ * detour's copy; a NOP in a post copy) and branches back behind the
+ * probed instruction.  Every reference inside is relative to the PC, so
+ * a copy works wherever it lies; the BL, the middle instruction, the B
+ * back and the two literals (the site, the PC) are written per site at
+ * the offsets the labels give.  Data here, never run in place.
  */
 	.pushsection .rodata
 	.balign	8
@@ -66,15 +69,17 @@ SYM_DATA_START(kprobe_a64_detour_template)
 	orr	x1, x1, x2
 	mov	x2, #PSR_MODE_EL1h
 	orr	x1, x1, x2
-	ldr	x0, .Ldetour_addr
+	ldr	x0, .Ldetour_pc
 	stp	x0, x1, [sp, #S_PC]
 	ldr	x0, .Ldetour_site
 	mov	x1, sp
 SYM_INNER_LABEL(kprobe_a64_detour_call, SYM_L_GLOBAL)
-	brk	#BUG_BRK_IMM			/* BL kprobe_a64_detour_callback */
+	brk	#BUG_BRK_IMM			/* BL to the callback */
 	ldr	x0, [sp, #S_PSTATE]
-	and	x0, x0, #(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT | PSR_V_BIT)
-	msr	nzcv, x0
+	and	x1, x0, #(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT | PSR_V_BIT)
+	msr	nzcv, x1
+	and	x0, x0, #(PSR_D_BIT | PSR_A_BIT | PSR_I_BIT | PSR_F_BIT)
+	msr	daif, x0
 	ldp	x0, x1, [sp, #S_X0]
 	ldp	x2, x3, [sp, #S_X2]
 	ldp	x4, x5, [sp, #S_X0 + 8 * 4]
@@ -93,13 +98,13 @@ SYM_INNER_LABEL(kprobe_a64_detour_call, SYM_L_GLOBAL)
 	ldr	x30, [sp, #S_LR]
 	add	sp, sp, #PT_REGS_SIZE
 SYM_INNER_LABEL(kprobe_a64_detour_insn, SYM_L_GLOBAL)
-	brk	#BUG_BRK_IMM			/* the probed instruction */
+	brk	#BUG_BRK_IMM			/* the copy, or a NOP */
 	brk	#BUG_BRK_IMM			/* B to the next one */
 	.balign	8
 .Ldetour_site:
 SYM_INNER_LABEL(kprobe_a64_detour_site, SYM_L_GLOBAL)
 	.quad	0
-.Ldetour_addr:
+.Ldetour_pc:
 	.quad	0
 SYM_DATA_END_LABEL(kprobe_a64_detour_template, SYM_L_GLOBAL, kprobe_a64_detour_end)
 	.popsection
