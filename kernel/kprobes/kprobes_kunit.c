@@ -899,6 +899,17 @@ static void order_post(struct kprobe *p, struct pt_regs *regs,
 	order_running_ok &= kprobe_running() == p;
 }
 
+/* kprobe_running() from a test's own (preemptible) context. */
+static struct kprobe *running_here(void)
+{
+	struct kprobe *p;
+
+	preempt_disable();
+	p = kprobe_running();
+	preempt_enable();
+	return p;
+}
+
 static void handler_order_and_running(struct kunit *test)
 {
 	struct kprobe a = { .symbol_name = "kpr_square", .pre_handler = order_pre,
@@ -913,9 +924,9 @@ static void handler_order_and_running(struct kunit *test)
 	order_running_ok = true;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
-	KUNIT_EXPECT_NULL(test, kprobe_running());
+	KUNIT_EXPECT_NULL(test, running_here());
 	KUNIT_EXPECT_EQ(test, kpr_square(2), 4L);
-	KUNIT_EXPECT_NULL(test, kprobe_running());
+	KUNIT_EXPECT_NULL(test, running_here());
 	unregister_kprobe(&b);
 	unregister_kprobe(&a);
 	KUNIT_ASSERT_EQ(test, order_n, 4);

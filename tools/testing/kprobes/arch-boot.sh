@@ -18,6 +18,7 @@
 #         must find the probed function's caller, and two selftests.
 # The console is kept in $BUILD/obj-<arch>/boot.log.
 #   arch-boot.sh arm|arm64|ppc64le|riscv64|s390x|i386|x86_64-fp
+#   ARCH_FRAGMENT=<file>  a config fragment on top, in obj-<arch>-<name>
 #   ARCH_BOOT=0   build the kernel, its modules and the initramfs only
 #                 (.ci/run builds them while another kernel boots)
 #   ARCH_UPSTREAM=1  the same for pristine 6.12 ($BUILD/obj-<arch>-upstream,
@@ -89,6 +90,12 @@ x86_64-fp)
 	modules="kprobes_target"
 	;;
 esac
+# ARCH_FRAGMENT=<file>: one more fragment on top (a debug option, say),
+# in a folder of its own.
+if [ -n "${ARCH_FRAGMENT:-}" ]; then
+	frags="$frags $(realpath "$ARCH_FRAGMENT")"
+	obj=$obj-$(basename "$ARCH_FRAGMENT" .config)
+fi
 [ -z "$selftests" ] ||
 	append="$append watchdog_thresh=5 kpscripts=$(echo $selftests | tr ' ' ,)"
 [ -z "${torture:-}" ] || append="$append kptorture_duration=$torture"
