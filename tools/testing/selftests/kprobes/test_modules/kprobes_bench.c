@@ -195,8 +195,10 @@ static int traps_per_hit(struct kprobe *p)
 			return 2;
 		if (!site->ainsn.insn)
 			return 1;	/* simulated */
-		if (site->stepped || site->posted)
+		if (site->stepped)
 			return 2;
+		if (site->posted)
+			return kprobe_post_copy(&site->ainsn) ? 1 : 2;
 		return kprobe_boost_copy(&site->ainsn) ? 1 : 2;
 	}
 #elif defined(CONFIG_ARM64)	/* simulated: the BRK alone; else a step too */
