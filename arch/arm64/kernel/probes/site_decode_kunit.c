@@ -93,7 +93,7 @@ static void simulations(struct kunit *test)
 	unsigned long lit_pc = (unsigned long)literal;
 	struct pt_regs regs = {};
 
-	/* b.ne +8: taken with Z clear, falls through with Z set. */
+	/* b.ne +8: taken with Z clear, not taken with Z set. */
 	KUNIT_EXPECT_EQ(test, sim(0x54000041, pc, &regs), pc + 8);
 	regs.pstate = PSR_Z_BIT;
 	KUNIT_EXPECT_EQ(test, sim(0x54000041, pc, &regs), pc + 4);
@@ -251,4 +251,5 @@ static struct kunit_suite site_decode_suite = {
 	.name = "kprobes_arm64_site_decode",
 	.test_cases = site_decode_cases,
 };
+
 kunit_test_suite(site_decode_suite);

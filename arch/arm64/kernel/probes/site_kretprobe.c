@@ -32,9 +32,10 @@ void __kprobes arch_prepare_kretprobe(struct kretprobe_instance *ri,
  */
 int __kprobes kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 {
+	void *frame = (void *)regs->regs[29];
+
 	if (instruction_pointer(regs) != (unsigned long)__kretprobe_trampoline)
 		return DBG_HOOK_ERROR;
-	instruction_pointer_set(regs,
-		kretprobe_trampoline_handler(regs, (void *)regs->regs[29]));
+	instruction_pointer_set(regs, kretprobe_trampoline_handler(regs, frame));
 	return DBG_HOOK_HANDLED;
 }

@@ -61,11 +61,11 @@ static unsigned int build_head(struct kprobe_site *site, u32 *words,
 		return 0;
 	memcpy(words, kprobe_a64_detour_template, DETOUR_WORDS * AARCH64_INSN_SIZE);
 	words[call] = aarch64_insn_gen_branch_imm((unsigned long)(at + call),
-				(unsigned long)callback, AARCH64_INSN_BRANCH_LINK);
+						  (unsigned long)callback,
+						  AARCH64_INSN_BRANCH_LINK);
 	words[insn] = middle;
-	words[insn + 1] = aarch64_insn_gen_branch_imm(
-				(unsigned long)(at + insn + 1), back,
-				AARCH64_INSN_BRANCH_NOLINK);
+	words[insn + 1] = aarch64_insn_gen_branch_imm((unsigned long)(at + insn + 1),
+						      back, AARCH64_INSN_BRANCH_NOLINK);
 	memcpy(&words[lit], literals, sizeof(literals));
 	return DETOUR_WORDS;
 }

@@ -90,7 +90,7 @@ static unsigned int build_slot(struct kprobe_site *site, kprobe_opcode_t *slot)
 	/* (The generator logs an error for a branch out of reach: ask first.) */
 	if (kprobe_a64_branch_reaches((unsigned long)(boost + 1), back))
 		words[3] = aarch64_insn_gen_branch_imm((unsigned long)(boost + 1),
-					back, AARCH64_INSN_BRANCH_NOLINK);
+						       back, AARCH64_INSN_BRANCH_NOLINK);
 	else
 		words[3] = AARCH64_BREAK_FAULT;
 	site->ainsn.boost = words[3] != AARCH64_BREAK_FAULT;
