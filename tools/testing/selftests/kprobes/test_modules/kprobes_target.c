@@ -45,6 +45,13 @@
 #include <linux/module.h>
 #include <linux/ftrace.h>
 
+/* The size of ftrace's call at an entry, where there is one (else unused). */
+#ifdef MCOUNT_INSN_SIZE
+#define FENTRY_CALL_SIZE	MCOUNT_INSN_SIZE
+#else
+#define FENTRY_CALL_SIZE	0
+#endif
+
 static char *probe_sym;
 module_param(probe_sym, charp, 0400);
 MODULE_PARM_DESC(probe_sym, "keep a pre_handler-only probe on this symbol");
@@ -301,7 +308,7 @@ static int body_offset_show(struct seq_file *m, void *unused)
 		return ret;
 	off = (unsigned long)kp.addr - (unsigned long)kprobes_target_func;
 	if (kprobe_ftrace(&kp))
-		off += MCOUNT_INSN_SIZE;
+		off += FENTRY_CALL_SIZE;
 	unregister_kprobe(&kp);
 	seq_printf(m, "%lu\n", off);
 	return 0;
@@ -333,7 +340,7 @@ static int register_sym_probe(void)
 	memset(&sym_kp, 0, sizeof(sym_kp));
 	sym_kp.pre_handler = sym_pre;
 	/* Past the fentry call */
-	sym_kp.addr = (kprobe_opcode_t *)((unsigned long)addr + MCOUNT_INSN_SIZE);
+	sym_kp.addr = (kprobe_opcode_t *)((unsigned long)addr + FENTRY_CALL_SIZE);
 	if (sym_disabled)
 		sym_kp.flags = KPROBE_FLAG_DISABLED;
 	return register_kprobe(&sym_kp);
