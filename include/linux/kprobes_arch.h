@@ -285,6 +285,16 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  * that runs the same handlers as kprobe_ftrace_handler().
  */
 void kprobe_ftrace_direct_tramp(void);
+/*
+ * Each function the plain ops takes gets a stub of its own, which its
+ * call site calls instead (kernel/kprobes/ftrace.c): the arch writes one
+ * that goes on to kprobe_ftrace_direct_tramp(), or answers 0 (the call
+ * site then calls the trampoline itself).  The stub is freed once no call
+ * site calls it and an RCU Tasks grace period has passed.  Both with
+ * kprobe_mutex held.
+ */
+unsigned long arch_kprobe_ftrace_stub_alloc(unsigned long ip);
+void arch_kprobe_ftrace_stub_free(unsigned long stub);
 /* A classic arch's preparation of the aggregate of such a site (classic.c). */
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
 #endif

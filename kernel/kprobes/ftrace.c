@@ -31,7 +31,9 @@
 #include <linux/ftrace.h>
 #include <linux/hashtable.h>
 #include <linux/kprobes.h>
+#include <linux/llist.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -170,6 +172,148 @@ static bool filter_registers(struct ftrace_user *kf)
 	       kf->ops.flags & FTRACE_OPS_FL_DIRECT;
 }
 
+#ifdef CONFIG_KPROBES_FTRACE_DIRECT
+/*
+ * Stubs.  Each function the direct ops takes calls a stub of its own
+ * while the ops is alone on it (arch_kprobe_ftrace_stub_alloc()), named in
+ * the function's entry of the ops' filter (ftrace_direct_yielding_add()).
+ * A stub is made when its function joins the filter and lasts while the
+ * function is there, since ftrace checks the call site against it; one
+ * the filter keeps (a stale address) stays.  Once its function has left
+ * the filter it goes after an RCU Tasks grace period: a task may have
+ * been preempted inside it.  The callback cannot take kprobe_mutex, which
+ * the arch's free needs, so a work item frees them.
+ */
+struct stub_batch {
+	struct rcu_head rcu;
+	struct llist_node node;
+	unsigned int n;
+	unsigned long stubs[];
+};
+
+static LLIST_HEAD(stubs_to_free);
+
+static void stubs_free_work(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&stubs_to_free);
+	struct stub_batch *b, *tmp;
+	unsigned int i;
+
+	mutex_lock(&kprobe_mutex);
+	llist_for_each_entry_safe(b, tmp, list, node) {
+		for (i = 0; i < b->n; i++)
+			arch_kprobe_ftrace_stub_free(b->stubs[i]);
+		kfree(b);
+	}
+	mutex_unlock(&kprobe_mutex);
+}
+
+static DECLARE_WORK(stubs_free_item, stubs_free_work);
+
+static void stubs_tasks_rcu_done(struct rcu_head *head)
+{
+	struct stub_batch *b = container_of(head, struct stub_batch, rcu);
+
+	if (llist_add(&b->node, &stubs_to_free))
+		schedule_work(&stubs_free_item);
+}
+
+/* A batch for up to @n stubs, or NULL. */
+static struct stub_batch *stub_batch_new(unsigned int n)
+{
+	struct stub_batch *b = kmalloc(struct_size(b, stubs, n), GFP_KERNEL);
+
+	if (b)
+		b->n = 0;
+	return b;
+}
+
+/*
+ * Free @b's stubs once no task can be in one.  After ftrace_kill() a call
+ * site may still call them, and they stay.
+ */
+static void stub_batch_release(struct stub_batch *b)
+{
+	if (!b->n || READ_ONCE(kprobe_ftrace_disabled)) {
+		kfree(b);
+		return;
+	}
+	call_rcu_tasks(&b->rcu, stubs_tasks_rcu_done);
+}
+
+/* Is @stub one of ours, not the trampoline every function may call? */
+static bool is_stub(unsigned long stub)
+{
+	return stub && stub != (unsigned long)kprobe_ftrace_direct_tramp;
+}
+
+/*
+ * Add @n functions to the direct ops, each with a stub of its own when
+ * one can be made; one already in the filter keeps the one it has.
+ */
+static int direct_add(struct ftrace_user *kf, unsigned long *ips,
+		      unsigned int n)
+{
+	unsigned long *stubs = kcalloc(n, sizeof(*stubs), GFP_KERNEL);
+	unsigned int i;
+	int ret;
+
+	for (i = 0; stubs && i < n; i++)
+		if (!ftrace_direct_yielding_call(&kf->ops, ips[i]))
+			stubs[i] = arch_kprobe_ftrace_stub_alloc(ips[i]);
+	ret = ftrace_direct_yielding_add(&kf->ops, ips, n,
+			(unsigned long)kprobe_ftrace_direct_tramp, stubs);
+	if (ret && stubs) {
+		/* No call site called them: nothing was changed. */
+		for (i = 0; i < n; i++)
+			if (stubs[i])
+				arch_kprobe_ftrace_stub_free(stubs[i]);
+	}
+	kfree(stubs);
+	return ret;
+}
+
+/*
+ * Take @n functions out of the direct ops; the stubs of those that left
+ * go after the grace period.  Without memory to note them, one function
+ * at a time, waiting for the grace period here.
+ */
+static int direct_remove(struct ftrace_user *kf, unsigned long *ips,
+			 unsigned int n)
+{
+	struct stub_batch *b = stub_batch_new(n);
+	unsigned long stub;
+	unsigned int i;
+	int ret, err = 0;
+
+	if (b) {
+		for (i = 0; i < n; i++) {
+			stub = ftrace_direct_yielding_call(&kf->ops, ips[i]);
+			if (is_stub(stub))
+				b->stubs[b->n++] = stub;
+		}
+		ret = ftrace_direct_yielding_remove(&kf->ops, ips, n);
+		if (ret)
+			b->n = 0;	/* still in the filter */
+		stub_batch_release(b);
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		stub = ftrace_direct_yielding_call(&kf->ops, ips[i]);
+		ret = ftrace_direct_yielding_remove(&kf->ops, &ips[i], 1);
+		if (ret) {
+			err = err ?: ret;
+			continue;
+		}
+		if (is_stub(stub) && !READ_ONCE(kprobe_ftrace_disabled)) {
+			synchronize_rcu_tasks();
+			arch_kprobe_ftrace_stub_free(stub);
+		}
+	}
+	return err;
+}
+#endif
+
 /* Add @n addresses to @kf's filter, or take them out (@remove). */
 static int filter_set(struct ftrace_user *kf, unsigned long *ips,
 		      unsigned int n, bool remove)
@@ -177,9 +321,8 @@ static int filter_set(struct ftrace_user *kf, unsigned long *ips,
 #ifdef CONFIG_KPROBES_FTRACE_DIRECT
 	if (filter_registers(kf)) {
 		if (remove)
-			return ftrace_direct_yielding_remove(&kf->ops, ips, n);
-		return ftrace_direct_yielding_add(&kf->ops, ips, n,
-				(unsigned long)kprobe_ftrace_direct_tramp);
+			return direct_remove(kf, ips, n);
+		return direct_add(kf, ips, n);
 	}
 #endif
 	return ftrace_set_filter_ips(&kf->ops, ips, n, remove, 0);
