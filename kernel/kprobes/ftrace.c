@@ -230,10 +230,18 @@ static struct stub_batch *stub_batch_new(unsigned int n)
 
 /*
  * Free @b's stubs once no task can be in one.  After ftrace_kill() a call
- * site may still call them, and they stay.
+ * site may still call them, and they stay.  Their cells name nothing from
+ * now on: a hit that pushed one before its function left the filter may
+ * read it after the grace period of the probe's removal (which does not
+ * wait for tasks); it then looks the address up, as the shared
+ * trampoline's hits do.
  */
 static void stub_batch_release(struct stub_batch *b)
 {
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++)
+		WRITE_ONCE(*arch_kprobe_ftrace_stub_cell(b->stubs[i]), 0);
 	if (!b->n || READ_ONCE(kprobe_ftrace_disabled)) {
 		kfree(b);
 		return;
@@ -248,27 +256,88 @@ static bool is_stub(unsigned long stub)
 }
 
 /*
+ * What a hit at @addr may run without a lookup, as a cell says it: the
+ * site there, else the bare probe there, else 0.  Both are hashed only
+ * while the site takes the bare probe over (site_from_bare()), and the
+ * site goes first, as for a lookup (ftrace_hit_lookup()).
+ */
+static unsigned long cell_value(kprobe_opcode_t *addr)
+{
+	struct kprobe_site *site;
+	struct kprobe *p;
+	unsigned long v;
+
+	rcu_read_lock();
+	site = kprobe_site_find(addr);
+	p = site ? NULL : kprobe_bare_find(addr);
+	v = site ? (unsigned long)site | KPROBE_FTRACE_CELL_SITE :
+		   (unsigned long)p;
+	rcu_read_unlock();
+	return v;
+}
+
+/*
+ * Say in @cell what a hit at @addr runs.  The object was published by
+ * its hash before (release); the store's release orders that for a hit
+ * that finds it here, as it would in the hash.  A site or bare probe
+ * leaves the cell as it leaves its hash, before the grace period its
+ * freeing waits for: a hit that read it still runs it, as one that found
+ * it in the hash would.
+ */
+static void cell_fill(unsigned long *cell, kprobe_opcode_t *addr)
+{
+	smp_store_release(cell, cell_value(addr));
+}
+
+/**
+ * kprobe_ftrace_cell_refresh() - the site or bare probe at an address changed
+ * @addr: an ftrace location whose site or bare probe was hashed or unhashed
+ *
+ * Its function's cell, if it has a stub, says so from now on.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_ftrace_cell_refresh(kprobe_opcode_t *addr)
+{
+	unsigned long stub;
+
+	lockdep_assert_held(&kprobe_mutex);
+	stub = ftrace_direct_yielding_call(&ftrace_users[0].ops,
+					   (unsigned long)addr);
+	if (is_stub(stub))
+		cell_fill(arch_kprobe_ftrace_stub_cell(stub), addr);
+}
+
+/*
  * Add @n functions to the direct ops, each with a stub of its own when
- * one can be made; one already in the filter keeps the one it has.
+ * one can be made, its cell filled before any call site calls it; one
+ * already in the filter keeps the stub it has.
  */
 static int direct_add(struct ftrace_user *kf, unsigned long *ips,
 		      unsigned int n)
 {
 	unsigned long *stubs = kcalloc(n, sizeof(*stubs), GFP_KERNEL);
+	unsigned long *cell;
 	unsigned int i;
 	int ret;
 
-	for (i = 0; stubs && i < n; i++)
-		if (!ftrace_direct_yielding_call(&kf->ops, ips[i]))
-			stubs[i] = arch_kprobe_ftrace_stub_alloc(ips[i]);
+	for (i = 0; stubs && i < n; i++) {
+		if (ftrace_direct_yielding_call(&kf->ops, ips[i]))
+			continue;
+		stubs[i] = arch_kprobe_ftrace_stub_alloc(ips[i], &cell);
+		if (stubs[i])
+			cell_fill(cell, (kprobe_opcode_t *)ips[i]);
+	}
 	ret = ftrace_direct_yielding_add(&kf->ops, ips, n,
 			(unsigned long)kprobe_ftrace_direct_tramp, stubs);
-	if (ret && stubs) {
-		/* No call site called them: nothing was changed. */
-		for (i = 0; i < n; i++)
-			if (stubs[i])
-				arch_kprobe_ftrace_stub_free(stubs[i]);
-	}
+	/*
+	 * Nothing changed: no call site called them, unless ftrace failed
+	 * on the way (ftrace_kill()), when they all stay; so does one the
+	 * filter still names (its cleanup may have failed).
+	 */
+	for (i = 0; ret && stubs && i < n; i++)
+		if (stubs[i] && !READ_ONCE(kprobe_ftrace_disabled) &&
+		    ftrace_direct_yielding_call(&kf->ops, ips[i]) != stubs[i])
+			arch_kprobe_ftrace_stub_free(stubs[i]);
 	kfree(stubs);
 	return ret;
 }
@@ -305,7 +374,10 @@ static int direct_remove(struct ftrace_user *kf, unsigned long *ips,
 			err = err ?: ret;
 			continue;
 		}
-		if (is_stub(stub) && !READ_ONCE(kprobe_ftrace_disabled)) {
+		if (!is_stub(stub))
+			continue;
+		WRITE_ONCE(*arch_kprobe_ftrace_stub_cell(stub), 0);
+		if (!READ_ONCE(kprobe_ftrace_disabled)) {
 			synchronize_rcu_tasks();
 			arch_kprobe_ftrace_stub_free(stub);
 		}
@@ -622,6 +694,7 @@ void kprobe_bare_site_starts(struct kprobe *p, struct kprobe_site *site)
 void kprobe_bare_withdraw(struct kprobe *p)
 {
 	hash_del_rcu(&p->hlist);
+	kprobe_ftrace_cell_refresh(p->addr);
 	if (kprobe_bare_leaves(p)) {
 		if (list_empty(&p->list))
 			list_add_tail(&p->list, &kprobe_bare_queue);

@@ -68,22 +68,38 @@ static unsigned long entry_ip(struct kunit *test)
 
 static const unsigned long tramp = (unsigned long)kprobe_ftrace_direct_tramp;
 
+void kprobe_ftrace_stub_tramp(void);
+
 /*
- * The stub that @ip's fentry call calls, or 0: a slot of ours whose jmp
- * goes to the trampoline (ftrace_stub.c).
+ * The stub that @ip's fentry call calls, or 0: a slot of ours that pushes
+ * its cell's address and jumps to the stubs' trampoline (ftrace_stub.c).
  */
 static unsigned long probe_stub(unsigned long ip)
 {
 	unsigned long stub = call_target(ip);
-	u8 insn[JMP32_INSN_SIZE];
+	u8 insn[5 + JMP32_INSN_SIZE];
 	s32 rel;
 
 	if (!stub || !is_kprobe_insn_slot(stub) ||
 	    copy_from_kernel_nofault(insn, (void *)stub, sizeof(insn)) ||
-	    insn[0] != JMP32_INSN_OPCODE)
+	    insn[0] != 0x68 || insn[5] != JMP32_INSN_OPCODE)
 		return 0;
-	memcpy(&rel, insn + 1, sizeof(rel));
-	return stub + JMP32_INSN_SIZE + rel == tramp ? stub : 0;
+	memcpy(&rel, insn + 6, sizeof(rel));
+	if (stub + sizeof(insn) + rel != (unsigned long)kprobe_ftrace_stub_tramp)
+		return 0;
+	return stub;
+}
+
+/* What the cell of @ip's stub holds; ~0 without a stub. */
+static unsigned long stub_cell(unsigned long ip)
+{
+	unsigned long stub = probe_stub(ip);
+	s32 imm;
+
+	if (!stub)
+		return ~0UL;
+	memcpy(&imm, (void *)(stub + 1), sizeof(imm));
+	return READ_ONCE(*(unsigned long *)(long)imm);
 }
 
 static atomic_t hits;
@@ -517,11 +533,67 @@ static void each_function_has_its_own_stub(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kp.nmissed + kp2.nmissed, 0UL);
 }
 
+static int quiet_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+/*
+ * The cell of a function's stub names what a hit there runs: the bare
+ * probe alone, the site once a second probe comes (which keeps it when
+ * that one leaves), nothing once the probes are disabled and the function
+ * leaves the direct ops; every call hits each enabled probe once.
+ */
+static void stub_cell_names_the_probe(struct kunit *test)
+{
+	unsigned long ip = entry_ip(test);
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)ip,
+			     .pre_handler = count_pre };
+	struct kprobe kp2 = { .addr = (kprobe_opcode_t *)ip,
+			      .pre_handler = quiet_pre };
+	struct kprobe_site *site;
+	unsigned long cell;
+
+	atomic_set(&hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, stub_cell(ip), (unsigned long)&kp);
+	KUNIT_EXPECT_EQ(test, kpfd_fn(1), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp2), 0);
+	cell = stub_cell(ip);
+	KUNIT_EXPECT_TRUE(test, cell & KPROBE_FTRACE_CELL_SITE);
+	rcu_read_lock();
+	site = kprobe_site_lookup((kprobe_opcode_t *)ip);
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, cell & ~KPROBE_FTRACE_CELL_SITE,
+			(unsigned long)site);
+	KUNIT_EXPECT_EQ(test, kpfd_fn(2), 7);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 2);
+	unregister_kprobe(&kp2);
+	KUNIT_EXPECT_EQ(test, stub_cell(ip), cell);
+	KUNIT_EXPECT_EQ(test, kpfd_fn(3), 9);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 3);
+
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(ip), 0UL);
+	KUNIT_EXPECT_EQ(test, kpfd_fn(4), 11);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 3);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, stub_cell(ip), cell);
+	KUNIT_EXPECT_EQ(test, kpfd_fn(5), 13);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 4);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, call_target(ip), 0UL);
+	KUNIT_EXPECT_EQ(test, kp.nmissed + kp2.nmissed, 0UL);
+}
+
 static struct kunit_case kprobes_ftrace_direct_cases[] = {
 	KUNIT_CASE(lone_probe_is_called_directly),
 	KUNIT_CASE(other_direct_caller_both_orders),
 	KUNIT_CASE(direct_ops_over_probed_and_unprobed),
 	KUNIT_CASE(each_function_has_its_own_stub),
+	KUNIT_CASE(stub_cell_names_the_probe),
 	KUNIT_CASE_SLOW(each_call_hits_once_while_users_come_and_go),
 	{}
 };
