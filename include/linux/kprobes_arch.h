@@ -285,23 +285,6 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  * that runs the same handlers as kprobe_ftrace_handler().
  */
 void kprobe_ftrace_direct_tramp(void);
-/*
- * Each function the plain ops takes gets a stub of its own, which its
- * call site calls instead (kernel/kprobes/ftrace.c), and the stub a cell:
- * a word that names what a hit there runs, read by the stub's way into
- * the handlers without a lookup by address.  The cell holds 0 (look the
- * address up), a bare probe, or a site with KPROBE_FTRACE_CELL_SITE set;
- * the core writes it (kprobe_mutex), the hit reads it with preemption
- * off.  The arch answers 0 when it cannot make a stub: the call site then
- * calls kprobe_ftrace_direct_tramp() itself.  A stub and its cell are
- * freed once no call site calls the stub and an RCU Tasks grace period
- * has passed.  All three with kprobe_mutex held.
- */
-#define KPROBE_FTRACE_CELL_SITE	1UL
-unsigned long arch_kprobe_ftrace_stub_alloc(unsigned long ip,
-					    unsigned long **cell);
-unsigned long *arch_kprobe_ftrace_stub_cell(unsigned long stub);
-void arch_kprobe_ftrace_stub_free(unsigned long stub);
 /* A classic arch's preparation of the aggregate of such a site (classic.c). */
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
 #endif

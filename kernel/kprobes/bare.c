@@ -152,7 +152,6 @@ int kprobe_bare_add(struct kprobe *p)
 	INIT_LIST_HEAD(&p->list);
 	/* The release of the hash's publication orders the fields above. */
 	hash_add_rcu(kprobe_bare_hash, &p->hlist, (unsigned long)p->addr);
-	kprobe_ftrace_cell_refresh(p->addr);
 	kprobe_bare_update_arming(p);
 	return 0;
 }
@@ -203,7 +202,6 @@ void kprobe_bare_unhash(struct kprobe *p)
 {
 	lockdep_assert_held(&kprobe_mutex);
 	hash_del_rcu(&p->hlist);
-	kprobe_ftrace_cell_refresh(p->addr);
 }
 
 /**
@@ -246,7 +244,6 @@ static void bare_gone_now(struct kprobe *p)
 	kprobe_bare_text_left(p);
 	kprobe_flags_change(p, KPROBE_FLAG_GONE, KPROBE_BARE_STATE);
 	hash_del_rcu(&p->hlist);
-	kprobe_ftrace_cell_refresh(p->addr);
 	list_move_tail(&p->list, &bare_gone);
 }
 

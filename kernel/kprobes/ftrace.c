@@ -31,9 +31,7 @@
 #include <linux/ftrace.h>
 #include <linux/hashtable.h>
 #include <linux/kprobes.h>
-#include <linux/llist.h>
 #include <linux/slab.h>
-#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -172,220 +170,6 @@ static bool filter_registers(struct ftrace_user *kf)
 	       kf->ops.flags & FTRACE_OPS_FL_DIRECT;
 }
 
-#ifdef CONFIG_KPROBES_FTRACE_DIRECT
-/*
- * Stubs.  Each function the direct ops takes calls a stub of its own
- * while the ops is alone on it (arch_kprobe_ftrace_stub_alloc()), named in
- * the function's entry of the ops' filter (ftrace_direct_yielding_add()).
- * A stub is made when its function joins the filter and lasts while the
- * function is there, since ftrace checks the call site against it; one
- * the filter keeps (a stale address) stays.  Once its function has left
- * the filter it goes after an RCU Tasks grace period: a task may have
- * been preempted inside it.  The callback cannot take kprobe_mutex, which
- * the arch's free needs, so a work item frees them.
- */
-struct stub_batch {
-	struct rcu_head rcu;
-	struct llist_node node;
-	unsigned int n;
-	unsigned long stubs[];
-};
-
-static LLIST_HEAD(stubs_to_free);
-
-static void stubs_free_work(struct work_struct *work)
-{
-	struct llist_node *list = llist_del_all(&stubs_to_free);
-	struct stub_batch *b, *tmp;
-	unsigned int i;
-
-	mutex_lock(&kprobe_mutex);
-	llist_for_each_entry_safe(b, tmp, list, node) {
-		for (i = 0; i < b->n; i++)
-			arch_kprobe_ftrace_stub_free(b->stubs[i]);
-		kfree(b);
-	}
-	mutex_unlock(&kprobe_mutex);
-}
-
-static DECLARE_WORK(stubs_free_item, stubs_free_work);
-
-static void stubs_tasks_rcu_done(struct rcu_head *head)
-{
-	struct stub_batch *b = container_of(head, struct stub_batch, rcu);
-
-	if (llist_add(&b->node, &stubs_to_free))
-		schedule_work(&stubs_free_item);
-}
-
-/* A batch for up to @n stubs, or NULL. */
-static struct stub_batch *stub_batch_new(unsigned int n)
-{
-	struct stub_batch *b = kmalloc(struct_size(b, stubs, n), GFP_KERNEL);
-
-	if (b)
-		b->n = 0;
-	return b;
-}
-
-/*
- * Free @b's stubs once no task can be in one.  After ftrace_kill() a call
- * site may still call them, and they stay.  Their cells name nothing from
- * now on: a hit that pushed one before its function left the filter may
- * read it after the grace period of the probe's removal (which does not
- * wait for tasks); it then looks the address up, as the shared
- * trampoline's hits do.
- */
-static void stub_batch_release(struct stub_batch *b)
-{
-	unsigned int i;
-
-	for (i = 0; i < b->n; i++)
-		WRITE_ONCE(*arch_kprobe_ftrace_stub_cell(b->stubs[i]), 0);
-	if (!b->n || READ_ONCE(kprobe_ftrace_disabled)) {
-		kfree(b);
-		return;
-	}
-	call_rcu_tasks(&b->rcu, stubs_tasks_rcu_done);
-}
-
-/* Is @stub one of ours, not the trampoline every function may call? */
-static bool is_stub(unsigned long stub)
-{
-	return stub && stub != (unsigned long)kprobe_ftrace_direct_tramp;
-}
-
-/*
- * What a hit at @addr may run without a lookup, as a cell says it: the
- * site there, else the bare probe there, else 0.  Both are hashed only
- * while the site takes the bare probe over (site_from_bare()), and the
- * site goes first, as for a lookup (ftrace_hit_lookup()).
- */
-static unsigned long cell_value(kprobe_opcode_t *addr)
-{
-	struct kprobe_site *site;
-	struct kprobe *p;
-	unsigned long v;
-
-	rcu_read_lock();
-	site = kprobe_site_find(addr);
-	p = site ? NULL : kprobe_bare_find(addr);
-	v = site ? (unsigned long)site | KPROBE_FTRACE_CELL_SITE :
-		   (unsigned long)p;
-	rcu_read_unlock();
-	return v;
-}
-
-/*
- * Say in @cell what a hit at @addr runs.  The object was published by
- * its hash before (release); the store's release orders that for a hit
- * that finds it here, as it would in the hash.  A site or bare probe
- * leaves the cell as it leaves its hash, before the grace period its
- * freeing waits for: a hit that read it still runs it, as one that found
- * it in the hash would.
- */
-static void cell_fill(unsigned long *cell, kprobe_opcode_t *addr)
-{
-	smp_store_release(cell, cell_value(addr));
-}
-
-/**
- * kprobe_ftrace_cell_refresh() - the site or bare probe at an address changed
- * @addr: an ftrace location whose site or bare probe was hashed or unhashed
- *
- * Its function's cell, if it has a stub, says so from now on.
- * Context: kprobe_mutex held.
- */
-void kprobe_ftrace_cell_refresh(kprobe_opcode_t *addr)
-{
-	unsigned long stub;
-
-	lockdep_assert_held(&kprobe_mutex);
-	stub = ftrace_direct_yielding_call(&ftrace_users[0].ops,
-					   (unsigned long)addr);
-	if (is_stub(stub))
-		cell_fill(arch_kprobe_ftrace_stub_cell(stub), addr);
-}
-
-/*
- * Add @n functions to the direct ops, each with a stub of its own when
- * one can be made, its cell filled before any call site calls it; one
- * already in the filter keeps the stub it has.
- */
-static int direct_add(struct ftrace_user *kf, unsigned long *ips,
-		      unsigned int n)
-{
-	unsigned long *stubs = kcalloc(n, sizeof(*stubs), GFP_KERNEL);
-	unsigned long *cell;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; stubs && i < n; i++) {
-		if (ftrace_direct_yielding_call(&kf->ops, ips[i]))
-			continue;
-		stubs[i] = arch_kprobe_ftrace_stub_alloc(ips[i], &cell);
-		if (stubs[i])
-			cell_fill(cell, (kprobe_opcode_t *)ips[i]);
-	}
-	ret = ftrace_direct_yielding_add(&kf->ops, ips, n,
-			(unsigned long)kprobe_ftrace_direct_tramp, stubs);
-	/*
-	 * Nothing changed: no call site called them, unless ftrace failed
-	 * on the way (ftrace_kill()), when they all stay; so does one the
-	 * filter still names (its cleanup may have failed).
-	 */
-	for (i = 0; ret && stubs && i < n; i++)
-		if (stubs[i] && !READ_ONCE(kprobe_ftrace_disabled) &&
-		    ftrace_direct_yielding_call(&kf->ops, ips[i]) != stubs[i])
-			arch_kprobe_ftrace_stub_free(stubs[i]);
-	kfree(stubs);
-	return ret;
-}
-
-/*
- * Take @n functions out of the direct ops; the stubs of those that left
- * go after the grace period.  Without memory to note them, one function
- * at a time, waiting for the grace period here.
- */
-static int direct_remove(struct ftrace_user *kf, unsigned long *ips,
-			 unsigned int n)
-{
-	struct stub_batch *b = stub_batch_new(n);
-	unsigned long stub;
-	unsigned int i;
-	int ret, err = 0;
-
-	if (b) {
-		for (i = 0; i < n; i++) {
-			stub = ftrace_direct_yielding_call(&kf->ops, ips[i]);
-			if (is_stub(stub))
-				b->stubs[b->n++] = stub;
-		}
-		ret = ftrace_direct_yielding_remove(&kf->ops, ips, n);
-		if (ret)
-			b->n = 0;	/* still in the filter */
-		stub_batch_release(b);
-		return ret;
-	}
-	for (i = 0; i < n; i++) {
-		stub = ftrace_direct_yielding_call(&kf->ops, ips[i]);
-		ret = ftrace_direct_yielding_remove(&kf->ops, &ips[i], 1);
-		if (ret) {
-			err = err ?: ret;
-			continue;
-		}
-		if (!is_stub(stub))
-			continue;
-		WRITE_ONCE(*arch_kprobe_ftrace_stub_cell(stub), 0);
-		if (!READ_ONCE(kprobe_ftrace_disabled)) {
-			synchronize_rcu_tasks();
-			arch_kprobe_ftrace_stub_free(stub);
-		}
-	}
-	return err;
-}
-#endif
-
 /* Add @n addresses to @kf's filter, or take them out (@remove). */
 static int filter_set(struct ftrace_user *kf, unsigned long *ips,
 		      unsigned int n, bool remove)
@@ -393,8 +177,9 @@ static int filter_set(struct ftrace_user *kf, unsigned long *ips,
 #ifdef CONFIG_KPROBES_FTRACE_DIRECT
 	if (filter_registers(kf)) {
 		if (remove)
-			return direct_remove(kf, ips, n);
-		return direct_add(kf, ips, n);
+			return ftrace_direct_yielding_remove(&kf->ops, ips, n);
+		return ftrace_direct_yielding_add(&kf->ops, ips, n,
+				(unsigned long)kprobe_ftrace_direct_tramp);
 	}
 #endif
 	return ftrace_set_filter_ips(&kf->ops, ips, n, remove, 0);
@@ -694,7 +479,6 @@ void kprobe_bare_site_starts(struct kprobe *p, struct kprobe_site *site)
 void kprobe_bare_withdraw(struct kprobe *p)
 {
 	hash_del_rcu(&p->hlist);
-	kprobe_ftrace_cell_refresh(p->addr);
 	if (kprobe_bare_leaves(p)) {
 		if (list_empty(&p->list))
 			list_add_tail(&p->list, &kprobe_bare_queue);

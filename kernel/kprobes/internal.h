@@ -157,14 +157,6 @@ static inline void kprobe_ftrace_site_gone(struct kprobe_site *site)
 {
 }
 #endif
-#ifdef CONFIG_KPROBES_FTRACE_DIRECT
-/* The site or bare probe at @addr was hashed or unhashed (ftrace.c). */
-void kprobe_ftrace_cell_refresh(kprobe_opcode_t *addr);
-#else
-static inline void kprobe_ftrace_cell_refresh(kprobe_opcode_t *addr)
-{
-}
-#endif
 
 #ifdef KPROBE_BARE_PROBES
 /* Bare probes, a lone probe without a site (bare.c); kprobe_mutex. */

@@ -35,8 +35,6 @@ void kprobe_site_insert(struct kprobe_site *site)
 	lockdep_assert_held(&kprobe_mutex);
 	list_add_tail(&site->all, &kprobe_sites);
 	hash_add_rcu(kprobe_site_hash, &site->node, (unsigned long)site->addr);
-	if (site->ftrace)
-		kprobe_ftrace_cell_refresh(site->addr);
 }
 
 /*
@@ -46,11 +44,8 @@ void kprobe_site_insert(struct kprobe_site *site)
 void kprobe_site_unhash(struct kprobe_site *site)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	if (site->gone)
-		return;
-	hash_del_rcu(&site->node);
-	if (site->ftrace)
-		kprobe_ftrace_cell_refresh(site->addr);
+	if (!site->gone)
+		hash_del_rcu(&site->node);
 }
 
 /*
@@ -70,8 +65,6 @@ void kprobe_site_gone(struct kprobe_site *site)
 	if (site->ftrace)
 		kprobe_ftrace_site_gone(site);
 	hash_del_rcu(&site->node);
-	if (site->ftrace)
-		kprobe_ftrace_cell_refresh(site->addr);
 	list_for_each_entry(p, &site->probes, list)
 		kprobe_flags_change(p, KPROBE_FLAG_GONE, 0);
 }

@@ -19,7 +19,6 @@
 #include <asm/frame.h>
 #include <asm/nospec-branch.h>
 #include <asm/segment.h>
-#include <asm/unwind_hints.h>
 
 #include "pt_regs_asm.h"
 
@@ -53,39 +52,4 @@ SYM_FUNC_START(kprobe_ftrace_direct_tramp)
 	leaq	2*8(%rsp), %rsp
 	RET
 SYM_FUNC_END(kprobe_ftrace_direct_tramp)
-
-/*
- * The same, reached from a function's own stub (ftrace_stub.c), which
- * pushed the address of its cell over the fentry call's return: the
- * pt_regs is built below the cell, kprobe_ftrace_stub_hit() gets the
- * cell too, and the way out drops it.  Only the stubs jump here.
- */
-SYM_CODE_START(kprobe_ftrace_stub_tramp)
-	UNWIND_HINT type=UNWIND_HINT_TYPE_CALL sp_reg=ORC_REG_SP sp_offset=16
-	ANNOTATE_NOENDBR
-	pushq	$__KERNEL_DS		/* ss */
-	pushq	%rsp			/* sp: corrected below */
-	pushfq
-	CALL_DEPTH_ACCOUNT		/* changes the flags: after pushfq */
-	pushq	$__KERNEL_CS		/* cs */
-	pushq	5*8(%rsp)		/* ip: the fentry call's return */
-	pushq	$0			/* orig_ax, as ftrace's regs have it */
-	KPROBE_PUSH_GPRS
-	ENCODE_FRAME_POINTER
-
-	/* Above pt_regs: the cell, the fentry call's return, the function's. */
-	leaq	23*8(%rsp), %rax
-	movq	%rax, 19*8(%rsp)
-	movq	%rsp, %rdi		/* regs */
-	movq	21*8(%rsp), %rsi	/* the cell */
-	call	kprobe_ftrace_stub_hit
-
-	movq	16*8(%rsp), %rax
-	movq	%rax, 22*8(%rsp)
-	KPROBE_POP_GPRS
-	addq	$3*8, %rsp
-	popfq
-	leaq	3*8(%rsp), %rsp		/* sp, ss and the cell */
-	RET
-SYM_CODE_END(kprobe_ftrace_stub_tramp)
 	.popsection

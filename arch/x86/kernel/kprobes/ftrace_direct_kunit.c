@@ -33,10 +33,7 @@ static noinline long kpfd_target(long x)
 
 static long (* volatile kpfd_fn)(long) = kpfd_target;
 
-/*
- * A second function: beside kpfd_target under one direct ops, unprobed,
- * and probed beside it (each_function_has_its_own_stub()).
- */
+/* A function no probe is on, beside kpfd_target under one direct ops. */
 static noinline long kpfd_unprobed(long x)
 {
 	asm volatile("" : "+r" (x));
@@ -67,40 +64,6 @@ static unsigned long entry_ip(struct kunit *test)
 }
 
 static const unsigned long tramp = (unsigned long)kprobe_ftrace_direct_tramp;
-
-void kprobe_ftrace_stub_tramp(void);
-
-/*
- * The stub that @ip's fentry call calls, or 0: a slot of ours that pushes
- * its cell's address and jumps to the stubs' trampoline (ftrace_stub.c).
- */
-static unsigned long probe_stub(unsigned long ip)
-{
-	unsigned long stub = call_target(ip);
-	u8 insn[5 + JMP32_INSN_SIZE];
-	s32 rel;
-
-	if (!stub || !is_kprobe_insn_slot(stub) ||
-	    copy_from_kernel_nofault(insn, (void *)stub, sizeof(insn)) ||
-	    insn[0] != 0x68 || insn[5] != JMP32_INSN_OPCODE)
-		return 0;
-	memcpy(&rel, insn + 6, sizeof(rel));
-	if (stub + sizeof(insn) + rel != (unsigned long)kprobe_ftrace_stub_tramp)
-		return 0;
-	return stub;
-}
-
-/* What the cell of @ip's stub holds; ~0 without a stub. */
-static unsigned long stub_cell(unsigned long ip)
-{
-	unsigned long stub = probe_stub(ip);
-	s32 imm;
-
-	if (!stub)
-		return ~0UL;
-	memcpy(&imm, (void *)(stub + 1), sizeof(imm));
-	return READ_ONCE(*(unsigned long *)(long)imm);
-}
 
 static atomic_t hits;
 static unsigned long hit_ip, hit_sp_word, hit_arg;
@@ -222,14 +185,12 @@ static void lone_probe_is_called_directly(struct kunit *test)
 	unsigned long ip = entry_ip(test);
 	struct kprobe kp = { .addr = (kprobe_opcode_t *)ip,
 			     .pre_handler = count_pre };
-	unsigned long stub;
 
 	atomic_set(&hits, 0);
 	atomic_set(&traced, 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&kp));
-	stub = probe_stub(ip);
-	KUNIT_EXPECT_NE(test, stub, 0UL);
+	KUNIT_EXPECT_EQ(test, call_target(ip), tramp);
 	/* Direct with no entry of its own: it costs no memory there. */
 	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), 0UL);
 	KUNIT_EXPECT_EQ(test, kpfd_fn(4), 11);
@@ -240,15 +201,14 @@ static void lone_probe_is_called_directly(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&trace_ops, ip, 0, 1), 0);
 	KUNIT_ASSERT_EQ(test, register_ftrace_function(&trace_ops), 0);
-	KUNIT_EXPECT_EQ(test, probe_stub(ip), 0UL);
+	KUNIT_EXPECT_NE(test, call_target(ip), tramp);
 	KUNIT_EXPECT_EQ(test, kpfd_fn(5), 13);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&traced), 1);
 	KUNIT_EXPECT_EQ(test, hit_ip, ip + INT3_INSN_SIZE);
 	unregister_ftrace_function(&trace_ops);
 
-	/* The same stub: it lasts while the function is in the filter. */
-	KUNIT_EXPECT_EQ(test, probe_stub(ip), stub);
+	KUNIT_EXPECT_EQ(test, call_target(ip), tramp);
 	KUNIT_EXPECT_EQ(test, kpfd_fn(6), 15);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 3);
 	unregister_kprobe(&kp);
@@ -277,14 +237,13 @@ static void other_direct_caller_both_orders(struct kunit *test)
 	unsigned long ip = entry_ip(test);
 	struct kprobe kp = { .addr = (kprobe_opcode_t *)ip,
 			     .pre_handler = count_pre };
-	unsigned long stub;
 	int ret;
 
 	/* The probe first. */
 	atomic_set(&hits, 0);
 	atomic_long_set(&direct_calls, 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_NE(test, probe_stub(ip), 0UL);
+	KUNIT_EXPECT_EQ(test, call_target(ip), tramp);
 	ret = other_direct_on(test, ip);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (!ret) {
@@ -301,7 +260,7 @@ static void other_direct_caller_both_orders(struct kunit *test)
 
 		/* Then the other first, and the probe. */
 		reregister_probe(test, &kp, ip);
-		KUNIT_EXPECT_EQ(test, probe_stub(ip), 0UL);
+		KUNIT_EXPECT_NE(test, call_target(ip), tramp);
 		KUNIT_EXPECT_NE(test, call_target(ip), other_tramp);
 		KUNIT_EXPECT_EQ(test, kpfd_fn(3), 9);
 		KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
@@ -316,14 +275,12 @@ static void other_direct_caller_both_orders(struct kunit *test)
 
 	/* The other leaves first: the probe gets its direct call back. */
 	reregister_probe(test, &kp, ip);
-	stub = probe_stub(ip);
-	KUNIT_EXPECT_NE(test, stub, 0UL);
 	if (!other_direct_on(test, ip)) {
-		KUNIT_EXPECT_EQ(test, probe_stub(ip), 0UL);
+		KUNIT_EXPECT_NE(test, call_target(ip), tramp);
 		other_direct_off();
 	}
 	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), 0UL);
-	KUNIT_EXPECT_EQ(test, probe_stub(ip), stub);
+	KUNIT_EXPECT_EQ(test, call_target(ip), tramp);
 	KUNIT_EXPECT_EQ(test, kpfd_fn(8), 19);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
 	unregister_kprobe(&kp);
@@ -362,7 +319,7 @@ static void direct_ops_over_probed_and_unprobed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), other_tramp);
 	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip2), other_tramp);
 	KUNIT_EXPECT_EQ(test, call_target(ip2), other_tramp);
-	KUNIT_EXPECT_EQ(test, probe_stub(ip), 0UL);
+	KUNIT_EXPECT_NE(test, call_target(ip), tramp);
 	KUNIT_EXPECT_EQ(test, kpfd_fn(1), 5);
 	KUNIT_EXPECT_EQ(test, kpfd_unprobed_fn(1), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
@@ -398,7 +355,7 @@ static void direct_ops_over_probed_and_unprobed(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, call_target(ip2), other_tramp);
 		other_direct_off();
 	}
-	KUNIT_EXPECT_NE(test, probe_stub(ip), 0UL);
+	KUNIT_EXPECT_EQ(test, call_target(ip), tramp);
 	KUNIT_EXPECT_EQ(test, call_target(ip2), 0UL);
 	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip), 0UL);
 	KUNIT_EXPECT_EQ(test, ftrace_find_rec_direct(ip2), 0UL);
@@ -493,107 +450,10 @@ static void each_call_hits_once_while_users_come_and_go(struct kunit *test)
 		   atomic_read(&hammer_calls), cpu, atomic_read(&hits));
 }
 
-/*
- * Each probed function calls a stub of its own, which lasts while the
- * function is probed: adding and removing another function (a new copy
- * of the filter each time) leaves it as it was; both still hit once per
- * call.
- */
-static void each_function_has_its_own_stub(struct kunit *test)
-{
-	unsigned long ip = entry_ip(test);
-	unsigned long ip2 = ftrace_location((unsigned long)kpfd_unprobed);
-	struct kprobe kp = { .addr = (kprobe_opcode_t *)ip,
-			     .pre_handler = count_pre };
-	struct kprobe kp2 = { .addr = (kprobe_opcode_t *)ip2,
-			      .pre_handler = count_pre };
-	unsigned long stub, stub2;
-
-	KUNIT_ASSERT_NE(test, ip2, 0UL);
-	atomic_set(&hits, 0);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	stub = probe_stub(ip);
-	KUNIT_EXPECT_NE(test, stub, 0UL);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp2), 0);
-	stub2 = probe_stub(ip2);
-	KUNIT_EXPECT_NE(test, stub2, 0UL);
-	KUNIT_EXPECT_NE(test, stub2, stub);
-	KUNIT_EXPECT_EQ(test, probe_stub(ip), stub);
-	KUNIT_EXPECT_EQ(test, kpfd_fn(2), 7);
-	KUNIT_EXPECT_EQ(test, kpfd_unprobed_fn(2), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 2);
-	unregister_kprobe(&kp2);
-	KUNIT_EXPECT_EQ(test, call_target(ip2), 0UL);
-	KUNIT_EXPECT_EQ(test, probe_stub(ip), stub);
-	KUNIT_EXPECT_EQ(test, kpfd_fn(3), 9);
-	KUNIT_EXPECT_EQ(test, kpfd_unprobed_fn(3), 2);
-	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 3);
-	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, call_target(ip), 0UL);
-	KUNIT_EXPECT_EQ(test, kp.nmissed + kp2.nmissed, 0UL);
-}
-
-static int quiet_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	return 0;
-}
-
-/*
- * The cell of a function's stub names what a hit there runs: the bare
- * probe alone, the site once a second probe comes (which keeps it when
- * that one leaves), nothing once the probes are disabled and the function
- * leaves the direct ops; every call hits each enabled probe once.
- */
-static void stub_cell_names_the_probe(struct kunit *test)
-{
-	unsigned long ip = entry_ip(test);
-	struct kprobe kp = { .addr = (kprobe_opcode_t *)ip,
-			     .pre_handler = count_pre };
-	struct kprobe kp2 = { .addr = (kprobe_opcode_t *)ip,
-			      .pre_handler = quiet_pre };
-	struct kprobe_site *site;
-	unsigned long cell;
-
-	atomic_set(&hits, 0);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, stub_cell(ip), (unsigned long)&kp);
-	KUNIT_EXPECT_EQ(test, kpfd_fn(1), 5);
-	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
-
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp2), 0);
-	cell = stub_cell(ip);
-	KUNIT_EXPECT_TRUE(test, cell & KPROBE_FTRACE_CELL_SITE);
-	rcu_read_lock();
-	site = kprobe_site_lookup((kprobe_opcode_t *)ip);
-	rcu_read_unlock();
-	KUNIT_EXPECT_EQ(test, cell & ~KPROBE_FTRACE_CELL_SITE,
-			(unsigned long)site);
-	KUNIT_EXPECT_EQ(test, kpfd_fn(2), 7);
-	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 2);
-	unregister_kprobe(&kp2);
-	KUNIT_EXPECT_EQ(test, stub_cell(ip), cell);
-	KUNIT_EXPECT_EQ(test, kpfd_fn(3), 9);
-	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 3);
-
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, call_target(ip), 0UL);
-	KUNIT_EXPECT_EQ(test, kpfd_fn(4), 11);
-	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 3);
-	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, stub_cell(ip), cell);
-	KUNIT_EXPECT_EQ(test, kpfd_fn(5), 13);
-	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 4);
-	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, call_target(ip), 0UL);
-	KUNIT_EXPECT_EQ(test, kp.nmissed + kp2.nmissed, 0UL);
-}
-
 static struct kunit_case kprobes_ftrace_direct_cases[] = {
 	KUNIT_CASE(lone_probe_is_called_directly),
 	KUNIT_CASE(other_direct_caller_both_orders),
 	KUNIT_CASE(direct_ops_over_probed_and_unprobed),
-	KUNIT_CASE(each_function_has_its_own_stub),
-	KUNIT_CASE(stub_cell_names_the_probe),
 	KUNIT_CASE_SLOW(each_call_hits_once_while_users_come_and_go),
 	{}
 };

@@ -334,77 +334,26 @@ ftrace_direct_site_hit(struct kprobe_site *site, struct pt_regs *regs,
  * a site counts its hits as missed: the claim is an ops of its own, which
  * takes the function to ftrace's list, where the plain handler acts.
  */
-/*
- * The hit at @ip, whose site or bare probe is looked up by address; ends
- * the preemption-off section its caller began.
- */
-static __always_inline void ftrace_direct_lookup_hit(struct pt_regs *regs,
-						     unsigned long ip)
-{
-	struct kprobe_site *site;
-	struct kprobe *p;
-
-	site = ftrace_hit_lookup(ip, &p);
-	/* Each ends the hit (a tail call, without frame pointers). */
-	if (likely(p)) {
-		ftrace_direct_bare_hit(p, regs, ip);
-		return;
-	}
-	if (site) {
-		ftrace_direct_site_hit(site, regs, ip);
-		return;
-	}
-	preempt_enable_notrace();
-}
-
 __visible void kprobe_ftrace_direct_hit(struct pt_regs *regs);
 __visible void notrace __kprobes kprobe_ftrace_direct_hit(struct pt_regs *regs)
 {
 	unsigned long ip = instruction_pointer(regs) - CALL_INSN_SIZE;
+	struct kprobe_site *site;
+	struct kprobe *p;
 
 	preempt_disable_notrace();
 	if (likely(!READ_ONCE(kprobe_ftrace_disabled))) {
-		ftrace_direct_lookup_hit(regs, ip);
-		return;
+		site = ftrace_hit_lookup(ip, &p);
+		/* Each ends the hit (a tail call, without frame pointers). */
+		if (likely(p)) {
+			ftrace_direct_bare_hit(p, regs, ip);
+			return;
+		}
+		if (site) {
+			ftrace_direct_site_hit(site, regs, ip);
+			return;
+		}
 	}
 	preempt_enable_notrace();
-}
-
-/*
- * Called by kprobe_ftrace_stub_tramp, from the stub of a function
- * (ftrace_stub.c), with the stub's @cell: what it names runs as the
- * lookup's find would.  The core keeps the cell as the hashes are
- * (kernel/kprobes/ftrace.c, cell_fill()): an object it names is hashed,
- * or was when this RCU reader began, and is freed only after a grace
- * period.  A cell that names nothing (0: a change under way, or nothing
- * there) sends the hit to the lookup, which knows the windows of a
- * change.
- */
-__visible void kprobe_ftrace_stub_hit(struct pt_regs *regs,
-				      unsigned long *cell);
-__visible void notrace __kprobes kprobe_ftrace_stub_hit(struct pt_regs *regs,
-							unsigned long *cell)
-{
-	unsigned long ip = instruction_pointer(regs) - CALL_INSN_SIZE;
-	unsigned long what;
-
-	preempt_disable_notrace();
-	if (unlikely(READ_ONCE(kprobe_ftrace_disabled))) {
-		preempt_enable_notrace();
-		return;
-	}
-	/* Address dependency: pairs with cell_fill()'s release. */
-	what = READ_ONCE(*cell);
-	if (likely(what && !(what & KPROBE_FTRACE_CELL_SITE))) {
-		ftrace_direct_bare_hit((struct kprobe *)what, regs, ip);
-		return;
-	}
-	if (what) {
-		ftrace_direct_site_hit((struct kprobe_site *)
-				       (what & ~KPROBE_FTRACE_CELL_SITE),
-				       regs, ip);
-		return;
-	}
-	ftrace_direct_lookup_hit(regs, ip);
 }
 #endif

@@ -607,25 +607,15 @@ static int fault_never(struct kprobe *p, struct pt_regs *regs, int trapnr)
 	return 0;
 }
 
-static void bare_tracer_func(unsigned long ip, unsigned long parent_ip,
-			     struct ftrace_ops *ops, struct ftrace_regs *fregs)
-{
-}
-
-static struct ftrace_ops bare_tracer = { .func = bare_tracer_func };
-
 /*
  * A bare probe gets a site when a second probe comes to its address, of
  * each kind; the site is built before the hash shows it.  With the
  * other CPU calling the function without pause, the bare probe's handler
  * must run exactly once for every call from its registration until its
  * removal: no call missed while the site takes over, none run twice.
- * Alone on the function (even rounds), the probes are reached through its
- * stub, whose cell turns from the bare probe to the site in one store.
- * With a tracer there too (odd rounds), through ftrace's list, which
- * looks them up: the window it exists for is a hit that misses the site,
- * then the bare probe, because the site took over in between: the hit
- * path stalls there while it runs, and it must have been entered.
+ * The window it exists for is a hit that misses the site, then the bare
+ * probe, because the site took over in between: the hit path stalls
+ * there while it runs, and it must have been entered.
  */
 static void bare_probe_gets_a_site_while_called(struct kunit *test)
 {
@@ -635,7 +625,7 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 	struct task_struct *hammer;
 	struct kpt_windows win;
 	int round, cpu, second_kind;
-	bool promoted = true, traced = false;
+	bool promoted = true;
 
 	kpt_windows_start(&win);
 	WRITE_ONCE(kprobe_window_stall_us[KPROBE_WINDOW_BARE_TO_SITE], 50);
@@ -645,14 +635,9 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 	atomic_set(&hammer_calls, 0);
 	hammer_timeouts = 0;
 	hammer = kpt_start_hammer(test, ftrace_hammer, "kprobes-bare-hammer", &cpu);
-	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&bare_tracer,
-			(unsigned long)kpft_fn, 0, 1), 0);
 
 	for (round = 0; round < 40; round++) {
 		second_kind = round % 5;
-		if ((round & 1) && register_ftrace_function(&bare_tracer))
-			break;
-		traced = round & 1;
 		memset(&bare, 0, sizeof(bare));
 		bare.addr = (kprobe_opcode_t *)kpft_fn;
 		bare.pre_handler = consecutive_pre;
@@ -706,14 +691,8 @@ static void bare_probe_gets_a_site_while_called(struct kunit *test)
 		WRITE_ONCE(bare_checking, false);
 		unregister_kprobe(&bare);
 		KUNIT_EXPECT_EQ(test, bare.nmissed, 0);
-		if (traced)
-			unregister_ftrace_function(&bare_tracer);
-		traced = false;
 	}
 	kthread_stop(hammer);
-	if (traced)
-		unregister_ftrace_function(&bare_tracer);
-	ftrace_free_filter(&bare_tracer);
 	WRITE_ONCE(kprobe_window_stall_us[KPROBE_WINDOW_BARE_TO_SITE], 0);
 	KUNIT_EXPECT_EQ(test, hammer_timeouts, 0);
 

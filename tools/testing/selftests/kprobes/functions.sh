@@ -113,14 +113,3 @@ kmemleak_check() {
 		sed 's/^/# /' /tmp/kmemleak.txt | head -n 60
 	return 0
 }
-
-# called_directly <function>: does ftrace call <function> directly at a
-# stub of Kprobes, a slot in one of the kprobe_insn_page pages that
-# /proc/kallsyms lists (enabled_functions prints the stub's address)?
-called_directly() {
-	cd_addr=$(grep -A1 "^$1 " /sys/kernel/tracing/enabled_functions |
-		sed -n 's/.*direct-->\(0x[0-9a-f]*\).*/\1/p')
-	[ -n "$cd_addr" ] || return 1
-	cd_page=$(printf '%016x' $((cd_addr & ~4095)))
-	grep -q "^$cd_page t kprobe_insn_page" /proc/kallsyms
-}

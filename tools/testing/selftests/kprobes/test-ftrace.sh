@@ -258,7 +258,8 @@ check "the probe under the patch counted ($n), all is undone" \
 echo 'p:kpt_cmdline cmdline_proc_show' >> $TR/kprobe_events
 echo 1 > $TR/events/kprobes/kpt_cmdline/enable
 direct=
-called_directly cmdline_proc_show && direct=", called directly"
+grep -A1 '^cmdline_proc_show' $TR/enabled_functions | grep -q 'direct-->kprobe_ftrace_direct_tramp' &&
+	direct=", called directly"
 h0=$(hits kpt_cmdline)
 cmdline_reads_start
 insmod $LP

@@ -183,7 +183,8 @@ else
 	check "a BPF fentry program comes and goes over a probe while the other CPU reads: $((h1 - h0)) hits, $r reads, the program saw $n" \
 		[ $((h1 - h0)) -eq "$r" -a "${n:-0}" -gt 0 ]
 	check "the probe is called directly again once the program left" \
-		called_directly cmdline_proc_show
+		sh -c "grep -A1 '^cmdline_proc_show' $TR/enabled_functions |
+		       grep -q 'direct-->kprobe_ftrace_direct_tramp'"
 	cmdline_probe_off
 	fentry_start
 	cmdline_reads_start
