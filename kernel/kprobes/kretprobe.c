@@ -83,6 +83,13 @@ static __always_inline void recycle_instance(struct kretprobe_instance *ri)
 		drop_instance_later(ri);
 }
 
+/* Out of line: this CPU's slot was empty. */
+static noinline struct kretprobe_instance *__kprobes
+take_instance_elsewhere(struct objpool_head *pool)
+{
+	return objpool_pop(pool);
+}
+
 /*
  * Keep the real return address of the call @regs enters in @ri, link @ri
  * to the task, and make the call return to the trampoline, in an order
@@ -121,13 +128,36 @@ static __always_inline void hook_return(struct kretprobe_instance *ri,
 #endif
 }
 
-/* The kprobe pre_handler at the function's entry. */
-int __kprobes kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+/*
+ * An instance from this CPU's slot of @pool, or else from any CPU's
+ * (objpool_pop(), out of line).  objpool_pop() turns interrupts off to
+ * stay on one CPU while it reads the slots; a pre_handler runs with
+ * preemption off already.  A take is lock-free against the others of any
+ * CPU, and a put into this slot from an interrupt (kprobe_flush_task(),
+ * in softirq) only adds behind it, as another CPU's take would see it.
+ */
+static __always_inline struct kretprobe_instance *
+take_instance(struct objpool_head *pool)
+{
+	struct kretprobe_instance *ri;
+
+	ri = __objpool_try_get_slot(pool, raw_smp_processor_id());
+	if (likely(ri))
+		return ri;
+	return take_instance_elsewhere(pool);
+}
+
+/*
+ * The kprobe pre_handler at the function's entry.  Flattened: the compiler
+ * would otherwise keep the slot's take, which objpool_pop() uses too, as a
+ * function of its own, a call and 8 instructions more a hit.
+ */
+int __kprobes __flatten kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri;
 
-	ri = objpool_pop(&rp->rph->pool);
+	ri = take_instance(&rp->rph->pool);
 	if (!ri) {
 		/*
 		 * A statistic, plain as upstream's: two CPUs that find the
@@ -312,10 +342,11 @@ return_searched(struct llist_node *first, struct pt_regs *regs,
  * on the function, and no leftovers.  It is return_through() with @first
  * and @last the same, without its loops and with fewer registers to save
  * around the handler's call (make bench's kretprobe cases); anything else
- * goes the searched way.
+ * goes the searched way.  Flattened, so that the push back into the pool
+ * is inline too, as objpool_push() is meant to be.
  */
-unsigned long __kprobes kretprobe_trampoline_handler(struct pt_regs *regs,
-						     void *frame_pointer)
+unsigned long __kprobes __flatten
+kretprobe_trampoline_handler(struct pt_regs *regs, void *frame_pointer)
 {
 	struct llist_node *first = current->kretprobe_instances.first;
 	struct kretprobe_instance *ri;
