@@ -7,7 +7,7 @@
  * own (kernel/kprobes/ftrace.c, ftrace_direct_yielding_add()).  It builds
  * the struct pt_regs that ftrace's regs trampoline would build, calls
  * kprobe_ftrace_direct_hit(), which runs the handlers as the ops' handler
- * would, and goes back to regs->ip, the fentry call's return unless a
+ * would, and goes back past the fentry call, or to regs->ip when a
  * pre_handler moved it, with the registers and flags of regs.
  *
  * It is what ftrace's own path costs less the ftrace trampoline's work
@@ -42,9 +42,16 @@ SYM_FUNC_START(kprobe_ftrace_direct_tramp)
 	movq	%rsp, %rdi		/* regs */
 	call	kprobe_ftrace_direct_hit
 
-	/* Return to regs->ip: it replaces the fentry call's return. */
+	/*
+	 * True: a pre_handler moved ip, and regs->ip replaces the fentry
+	 * call's return.  False: regs->ip is not where to go (the C side
+	 * leaves it as the handlers saw it), the return still is.
+	 */
+	testb	%al, %al
+	jz	.Lkprobe_ftrace_direct_resume
 	movq	16*8(%rsp), %rax
 	movq	%rax, 21*8(%rsp)
+.Lkprobe_ftrace_direct_resume:
 	KPROBE_POP_GPRS
 	/* orig_ax, ip, cs: done; flags: restore, as ftrace does; sp, ss: drop. */
 	addq	$3*8, %rsp

@@ -8,7 +8,8 @@
  * whose ->ip the trampoline returns to.  The handlers see what they would
  * see at an int3 there: ->ip just past the first byte for pre_handlers,
  * just past the five bytes for post_handlers.  Then ->ip goes back to what
- * the trampoline had, unless a pre_handler changed it to go elsewhere.
+ * the trampoline had, unless a pre_handler changed it to go elsewhere;
+ * our own direct call's trampoline is told instead (ftrace_resume()).
  *
  * Context: whatever the probed function runs in; ftrace's recursion
  * guard keeps preemption off.  Interrupts stay as they were for the
@@ -39,13 +40,41 @@ static __always_inline void set_kprobe_status(unsigned long status)
 }
 
 /*
+ * The hit's ip, the address of the fentry call: the site's address (the
+ * hit found the site by it).  Read from the site after a handler's call
+ * rather than kept in a saved register across it.
+ */
+static __always_inline unsigned long ftrace_site_ip(struct kprobe_site *site)
+{
+	return (unsigned long)site->addr;
+}
+
+/*
+ * The handlers left ip alone: the trampoline is to go on as it would
+ * have.  ftrace's goes to regs->ip, which gets back what it had (@orig_ip,
+ * read before the handlers: another ftrace_ops, a livepatch's, may have
+ * set it).  The direct call's goes back past the fentry call unless told
+ * that ip moved (kprobe_ftrace_direct_hit()): regs->ip is left as the
+ * handlers had it, and @orig_ip is dead across their calls (@direct).
+ */
+static __always_inline void ftrace_resume(struct pt_regs *regs,
+					  unsigned long orig_ip, bool direct)
+{
+	if (!direct)
+		instruction_pointer_set(regs, orig_ip);
+}
+
+/*
  * The post_handlers of a hit whose pre_handlers ran from ->single, with
  * interrupts on: the walk may meet a probe with a fault_handler that
  * joined since ->single was read, and such a probe's handlers run with
  * interrupts off, so that no interrupt's fault reaches its fault_handler.
+ * Out of line: a site whose post_handlers need the walk after ->single
+ * is rare, and inline the flags would take one more saved register on
+ * every hit of the callers.
  */
-static __always_inline void ftrace_post_walk_irqs_off(struct kprobe_site *site,
-						      struct pt_regs *regs)
+static noinline void notrace __kprobes
+ftrace_post_walk_irqs_off(struct kprobe_site *site, struct pt_regs *regs)
 {
 	unsigned long flags;
 
@@ -57,10 +86,10 @@ static __always_inline void ftrace_post_walk_irqs_off(struct kprobe_site *site,
 /*
  * The pre_handlers ran and left regs->ip alone: the post_handlers see ip
  * past the call, as after the instruction on the int3 path; then ip goes
- * back to where the trampoline returns.  @single: the pre_handler of
- * ->single ran alone, and its probe (for a pair, the pair's second) is
- * current_kprobe, read back from there rather than kept live across the
- * handler's call; it is never NULL: no handler clears it.
+ * back to where the trampoline goes on (ftrace_resume()).  @single: the
+ * pre_handler of ->single ran alone, and its probe (for a pair, the
+ * pair's second) is current_kprobe, read back from there rather than kept
+ * live across the handler's call; it is never NULL: no handler clears it.
  *
  * When ->post_single says so, and that probe is still ->single (so not a
  * pair's), it is the site's only probe, and its post_handler is called
@@ -83,9 +112,8 @@ static __always_inline void ftrace_post_walk_irqs_off(struct kprobe_site *site,
  */
 static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 					   struct pt_regs *regs,
-					   unsigned long ip,
 					   unsigned long orig_ip,
-					   bool single)
+					   bool single, bool direct)
 {
 	struct kprobe *p;
 
@@ -93,7 +121,7 @@ static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 		reset_current_kprobe();
 		goto out;
 	}
-	instruction_pointer_set(regs, ip + CALL_INSN_SIZE);
+	instruction_pointer_set(regs, ftrace_site_ip(site) + CALL_INSN_SIZE);
 	/* ->single read by the caller, then ->post_single: site_update_arming() */
 	smp_rmb();
 	if (single && READ_ONCE(site->post_single)) {
@@ -112,7 +140,7 @@ static __always_inline void ftrace_end_hit(struct kprobe_site *site,
 	else
 		kprobe_site_post_handlers(site, regs);	/* interrupts off */
 out:
-	instruction_pointer_set(regs, orig_ip);
+	ftrace_resume(regs, orig_ip, direct);
 }
 
 /*
@@ -127,22 +155,24 @@ out:
  * probes of ->single, an interrupt during a handler only finds
  * current_kprobe set, and its probes count as missed, as they would in a
  * handler's own calls.  One that comes between the test and the write of
- * current_kprobe below returns with both as they were.
+ * current_kprobe below returns with both as they were.  @direct: through
+ * the direct call (ftrace_resume()).
  *
- * Return: false when the site needs the general path.
+ * Return: -1 when the site needs the general path; else 1 when a
+ * pre_handler moved ip, 0 when not.
  */
-static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
-						struct pt_regs *regs,
-						unsigned long ip)
+static __always_inline int ftrace_single_probe(struct kprobe_site *site,
+					       struct pt_regs *regs,
+					       unsigned long ip, bool direct)
 {
 	struct kprobe *p = rcu_dereference_sched(site->single);
 	unsigned long orig_ip;
 
 	if (!p)
-		return false;
+		return -1;
 	if (unlikely(kprobes_busy_here())) {
 		kprobe_site_missed(site);
-		return true;
+		return 0;
 	}
 	orig_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
@@ -150,10 +180,10 @@ static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
 	set_kprobe_status(KPROBE_HIT_ACTIVE);
 	if (p->pre_handler(p, regs)) {
 		reset_current_kprobe();
-		return true;
+		return 1;
 	}
-	ftrace_end_hit(site, regs, ip, orig_ip, true);
-	return true;
+	ftrace_end_hit(site, regs, orig_ip, true, direct);
+	return 0;
 }
 
 /*
@@ -161,13 +191,15 @@ static __always_inline bool ftrace_single_probe(struct kprobe_site *site,
  * path, an interrupt must then not find this CPU's current_kprobe set: a
  * fault of its own would go to our probe's fault_handler, and its probes
  * would all count as missed.  A jprobe's handler needs them off too
- * (below).
+ * (below).  Return: true when a pre_handler moved ip.
  */
-static __always_inline void ftrace_walk_hit(struct kprobe_site *site,
+static __always_inline bool ftrace_walk_hit(struct kprobe_site *site,
 					    struct pt_regs *regs,
-					    unsigned long ip, bool claimed)
+					    unsigned long ip, bool claimed,
+					    bool direct)
 {
 	unsigned long orig_ip, flags;
+	bool moved = false;
 
 	local_irq_save(flags);
 	if (unlikely(kprobes_busy_here())) {
@@ -192,13 +224,28 @@ static __always_inline void ftrace_walk_hit(struct kprobe_site *site,
 		if (kprobe_running()) {
 			if (!irqs_disabled_flags(flags))
 				trace_hardirqs_on();
-			return;
+			return true;
 		}
+		moved = true;
 		goto out_irq;
 	}
-	ftrace_end_hit(site, regs, ip, orig_ip, false);
+	ftrace_end_hit(site, regs, orig_ip, false, direct);
 out_irq:
 	local_irq_restore(flags);
+	return moved;
+}
+
+/*
+ * The walk of a direct call's hit, out of line: the registers it keeps
+ * across its calls (the flags, ip, ->ip before) are then saved only on
+ * this path, not on every direct hit of a site.  No claim: a jprobe
+ * takes over only from ftrace's list.
+ */
+static noinline bool notrace __kprobes
+ftrace_direct_walk_hit(struct kprobe_site *site, struct pt_regs *regs,
+		       unsigned long ip)
+{
+	return ftrace_walk_hit(site, regs, ip, false, true);
 }
 
 /*
@@ -206,29 +253,33 @@ out_irq:
  * a pre_handler and nothing else, and no site.  As ftrace_single_probe(),
  * less what only a site has: no pair, no post_handler, no walk.  Its
  * disabled flag is read here, because its address leaves the filter only
- * at the commit after the flag is set.
+ * at the commit after the flag is set.  Return: true when the pre_handler
+ * moved ip.
  */
-static __always_inline void ftrace_bare_hit(struct kprobe *p,
+static __always_inline bool ftrace_bare_hit(struct kprobe *p,
 					    struct pt_regs *regs,
-					    unsigned long ip)
+					    unsigned long ip, bool direct)
 {
 	unsigned long orig_ip;
+	bool moved;
 
 	if (unlikely(kprobe_disabled(p)))
-		return;
+		return false;
 	if (unlikely(kprobes_busy_here())) {
 		kprobe_window_entered(KPROBE_WINDOW_MISSED);
 		data_race(p->nmissed++);	/* as kprobes_inc_nmissed_count() */
-		return;
+		return false;
 	}
 	orig_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + INT3_INSN_SIZE);
 	__this_cpu_write(current_kprobe, p);
 	set_kprobe_status(KPROBE_HIT_ACTIVE);
 	/* Non-zero: the handler moved ip, which then stands. */
-	if (!p->pre_handler(p, regs))
-		instruction_pointer_set(regs, orig_ip);
+	moved = p->pre_handler(p, regs);
+	if (!moved)
+		ftrace_resume(regs, orig_ip, direct);
 	reset_current_kprobe();
+	return moved;
 }
 
 /*
@@ -254,9 +305,10 @@ static __always_inline struct kprobe_site *ftrace_hit_lookup(unsigned long ip,
 /*
  * A hit at the site at @ip, with preemption off.  @direct: through the
  * direct call, where no other ftrace_ops runs for this call, and so no
- * claim: a jprobe takes over only from the list (below).
+ * claim: a jprobe takes over only from the list (below).  Return: true
+ * when a pre_handler moved ip.
  */
-static __always_inline void ftrace_site_hit(struct kprobe_site *site,
+static __always_inline bool ftrace_site_hit(struct kprobe_site *site,
 					    struct pt_regs *regs,
 					    unsigned long ip, bool direct)
 {
@@ -266,13 +318,18 @@ static __always_inline void ftrace_site_hit(struct kprobe_site *site,
 	 * it is removed (ftrace.c changes the bit after and before).
 	 */
 	u8 in = READ_ONCE(site->ftrace_in);
+	int moved;
 
 	if (!(in & KPROBE_FTRACE_IN_PLAIN))
-		return;
+		return false;
 	/* A site with a jprobe has no ->single: the walk, interrupts off. */
-	if (!ftrace_single_probe(site, regs, ip))
-		ftrace_walk_hit(site, regs, ip,
-				!direct && (in & KPROBE_FTRACE_IN_IPMODIFY));
+	moved = ftrace_single_probe(site, regs, ip, direct);
+	if (moved >= 0)
+		return moved;
+	if (direct)
+		return ftrace_direct_walk_hit(site, regs, ip);
+	return ftrace_walk_hit(site, regs, ip, in & KPROBE_FTRACE_IN_IPMODIFY,
+			       false);
 }
 
 /*
@@ -295,7 +352,7 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 	site = ftrace_hit_lookup(ip, &p);
 	if (p)
-		ftrace_bare_hit(p, regs, ip);
+		ftrace_bare_hit(p, regs, ip, false);
 	else if (site)
 		ftrace_site_hit(site, regs, ip, false);
 	ftrace_test_recursion_unlock(bit);
@@ -306,23 +363,27 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  * The two ends of a direct call's hit, a bare probe's and a site's, each
  * out of line with the registers it keeps across its handler calls, and
  * each ending the preemption-off section its caller began.  Inline, every
- * direct hit would save and restore the five a site's paths keep; this
- * way the lookup saves none.  Reached by a direct jump or call only (no
+ * direct hit would save and restore the registers a site's paths keep;
+ * this way the lookup saves none.  Reached by a direct jump or call only (no
  * endbr; their addresses must never be taken).
  */
-static noinline __noendbr void notrace __kprobes
+static noinline __noendbr bool notrace __kprobes
 ftrace_direct_bare_hit(struct kprobe *p, struct pt_regs *regs, unsigned long ip)
 {
-	ftrace_bare_hit(p, regs, ip);
+	bool moved = ftrace_bare_hit(p, regs, ip, true);
+
 	preempt_enable_notrace();
+	return moved;
 }
 
-static noinline __noendbr void notrace __kprobes
+static noinline __noendbr bool notrace __kprobes
 ftrace_direct_site_hit(struct kprobe_site *site, struct pt_regs *regs,
 		       unsigned long ip)
 {
-	ftrace_site_hit(site, regs, ip, true);
+	bool moved = ftrace_site_hit(site, regs, ip, true);
+
 	preempt_enable_notrace();
+	return moved;
 }
 
 /*
@@ -333,9 +394,13 @@ ftrace_direct_site_hit(struct kprobe_site *site, struct pt_regs *regs,
  * calls finds this CPU in Kprobes and counts a miss.  The jprobe of such
  * a site counts its hits as missed: the claim is an ops of its own, which
  * takes the function to ftrace's list, where the plain handler acts.
+ *
+ * Return: true when a pre_handler moved ip: the trampoline then goes to
+ * regs->ip.  Otherwise it goes back past the fentry call, and regs->ip
+ * is whatever the handlers were shown last (ftrace_resume()).
  */
-__visible void kprobe_ftrace_direct_hit(struct pt_regs *regs);
-__visible void notrace __kprobes kprobe_ftrace_direct_hit(struct pt_regs *regs)
+__visible bool kprobe_ftrace_direct_hit(struct pt_regs *regs);
+__visible bool notrace __kprobes kprobe_ftrace_direct_hit(struct pt_regs *regs)
 {
 	unsigned long ip = instruction_pointer(regs) - CALL_INSN_SIZE;
 	struct kprobe_site *site;
@@ -345,15 +410,12 @@ __visible void notrace __kprobes kprobe_ftrace_direct_hit(struct pt_regs *regs)
 	if (likely(!READ_ONCE(kprobe_ftrace_disabled))) {
 		site = ftrace_hit_lookup(ip, &p);
 		/* Each ends the hit (a tail call, without frame pointers). */
-		if (likely(p)) {
-			ftrace_direct_bare_hit(p, regs, ip);
-			return;
-		}
-		if (site) {
-			ftrace_direct_site_hit(site, regs, ip);
-			return;
-		}
+		if (likely(p))
+			return ftrace_direct_bare_hit(p, regs, ip);
+		if (site)
+			return ftrace_direct_site_hit(site, regs, ip);
 	}
 	preempt_enable_notrace();
+	return false;
 }
 #endif
