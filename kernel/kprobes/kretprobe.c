@@ -133,8 +133,9 @@ static __always_inline void hook_return(struct kretprobe_instance *ri,
  * (objpool_pop(), out of line).  objpool_pop() turns interrupts off to
  * stay on one CPU while it reads the slots; a pre_handler runs with
  * preemption off already.  A take is lock-free against the others of any
- * CPU, and a put into this slot from an interrupt (kprobe_flush_task(),
- * in softirq) only adds behind it, as another CPU's take would see it.
+ * CPU, and a put into this slot from an interrupt or an NMI (a return
+ * there, an entry_handler's refusal, kprobe_flush_task() in an RCU
+ * callback) only adds behind it, as another CPU's take would see it.
  */
 static __always_inline struct kretprobe_instance *
 take_instance(struct objpool_head *pool)

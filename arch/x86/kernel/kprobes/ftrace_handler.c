@@ -318,14 +318,14 @@ static __always_inline bool ftrace_site_hit(struct kprobe_site *site,
 	 * it is removed (ftrace.c changes the bit after and before).
 	 */
 	u8 in = READ_ONCE(site->ftrace_in);
-	int moved;
+	int single;
 
 	if (!(in & KPROBE_FTRACE_IN_PLAIN))
 		return false;
 	/* A site with a jprobe has no ->single: the walk, interrupts off. */
-	moved = ftrace_single_probe(site, regs, ip, direct);
-	if (moved >= 0)
-		return moved;
+	single = ftrace_single_probe(site, regs, ip, direct);
+	if (single >= 0)
+		return single;
 	if (direct)
 		return ftrace_direct_walk_hit(site, regs, ip);
 	return ftrace_walk_hit(site, regs, ip, in & KPROBE_FTRACE_IN_IPMODIFY,

@@ -220,6 +220,75 @@ static void pre_handler_redirects_at_ftrace_site(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&post_hits), 0);
 }
 
+/*
+ * Moves regs->ip on every hit, and says so only on odd ones: an even one
+ * leaves the change unclaimed.
+ */
+static atomic_t move_hits;
+
+static int odd_redirect_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	regs->ip = (unsigned long)kpft_other_fn;
+	return atomic_inc_return(&move_hits) & 1;
+}
+
+static void moving_post(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+	atomic_inc(&post_hits);
+	regs->ip = (unsigned long)kpft_other_fn;
+}
+
+/*
+ * Only a pre_handler's non-zero return makes its regs->ip stand: a change
+ * it leaves unclaimed, and any by a post_handler, is dropped, and the
+ * function runs, as upstream's ftrace handler has it.  Alone on the
+ * function the probe is reached through our direct call, whose trampoline
+ * goes to regs->ip only when told to; as a bare probe, with a
+ * post_handler (a site), and as a pair, hit by hit.
+ */
+static void only_a_claimed_ip_change_stands(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.pre_handler = odd_redirect_pre,
+	};
+	struct kprobe other = {
+		.addr = (kprobe_opcode_t *)kpft_fn,
+		.pre_handler = count_pre,
+	};
+	int round, i;
+
+	for (round = 0; round < 3; round++) {
+		reset_counts();
+		atomic_set(&move_hits, 0);
+		kp = (struct kprobe){ .addr = (kprobe_opcode_t *)kpft_fn,
+				      .pre_handler = odd_redirect_pre };
+		if (round == 1)
+			kp.post_handler = moving_post;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+		if (round == 2) {
+			other = (struct kprobe){
+				.addr = (kprobe_opcode_t *)kpft_fn,
+				.pre_handler = count_pre,
+			};
+			KUNIT_ASSERT_EQ(test, register_kprobe(&other), 0);
+		}
+		for (i = 1; i <= 6; i++)
+			KUNIT_EXPECT_EQ_MSG(test, kpft_fn(5), i & 1 ? 105 : 16,
+					    "round %d, hit %d", round, i);
+		if (round == 2)
+			unregister_kprobe(&other);
+		unregister_kprobe(&kp);
+		KUNIT_EXPECT_EQ(test, kpft_fn(5), 16);
+		KUNIT_EXPECT_EQ(test, atomic_read(&move_hits), 6);
+		/* A pair's second runs only after an unclaimed hit of the first. */
+		KUNIT_EXPECT_EQ(test, atomic_read(&pre_hits), round == 2 ? 3 : 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&post_hits),
+				round == 1 ? 3 : 0);
+	}
+}
+
 static atomic_t later_hits;
 static void *later_caller;
 
@@ -1472,6 +1541,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(kretprobe_at_ftrace_entry),
 	KUNIT_CASE(pre_handler_redirects_at_ftrace_site),
 	KUNIT_CASE(pair_stops_at_redirect),
+	KUNIT_CASE(only_a_claimed_ip_change_stands),
 	KUNIT_CASE(jprobe_at_ftrace_entry),
 	KUNIT_CASE(several_probes_enable_disable),
 	KUNIT_CASE(interrupts_off_only_for_fault_handlers),
