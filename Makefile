@@ -21,6 +21,9 @@
 #   make bench         the benchmark on our kernel and on pristine upstream
 #                      (BENCH_CONFIG=tracing: the tracing kernels;
 #                      ARCH=arm64: both built for arm64)
+#   make insn-count    one hit of a bench case single-stepped on the tracing
+#                      kernel, instructions by function (CASE=opt|two|post|
+#                      kretprobe|..., WHICH=ours|upstream)
 #   make ftrace-reference  upstream's ftrace kprobe selftests on pristine
 #                      upstream and on ours; rewrites the reference make
 #                      check holds ours to (ftracetest-upstream.txt;
@@ -64,7 +67,7 @@ export KERNELS ?= test tracing
 endif
 FIRST := $(firstword $(KERNELS))
 
-.PHONY: all demo check arch-check cross-check shell torture patches bench ftrace-reference conformance debian-compile deb setup assemble build clean
+.PHONY: all demo check arch-check cross-check shell torture patches bench insn-count ftrace-reference conformance debian-compile deb setup assemble build clean
 
 all: demo
 
@@ -120,6 +123,9 @@ patches: assemble
 
 bench: assemble
 	@$(T)/bench.sh
+
+insn-count: assemble
+	@$(T)/insn-count.sh
 
 ftrace-reference: assemble
 	@REF_KERNEL=$(if $(filter clang,$(KERNELS)),clang,tracing) $(T)/ftrace-reference.sh
