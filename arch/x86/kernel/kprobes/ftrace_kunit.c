@@ -249,14 +249,7 @@ static void moving_post(struct kprobe *p, struct pt_regs *regs,
  */
 static void only_a_claimed_ip_change_stands(struct kunit *test)
 {
-	struct kprobe kp = {
-		.addr = (kprobe_opcode_t *)kpft_fn,
-		.pre_handler = odd_redirect_pre,
-	};
-	struct kprobe other = {
-		.addr = (kprobe_opcode_t *)kpft_fn,
-		.pre_handler = count_pre,
-	};
+	struct kprobe kp, other;
 	int round, i;
 
 	for (round = 0; round < 3; round++) {
